@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Boot the outer VM under TCG and run one scenario in it.
+#
+# The host has no hardware nesting, so the outer VM is emulated (-accel tcg)
+# with an SVM-capable CPU (-cpu max): kvm_amd runs inside it on emulated SVM.
+#
+# Usage: outer-qemu/boot.sh SCENARIO LOGFILE [TIMEOUT_SECONDS]
+# Exit:  the scenario's exit status; 124 on a hung VM, 125 on a kernel panic
+#        or a VM that stopped without reporting, 2 on a bad environment.
+set -uo pipefail
+scenario=$1 log=$2 limit=${3:-300}
+here=$(cd "$(dirname "$0")/.." && pwd)
+kernel=${HWLAB_KERNEL:-$here/build/bzImage}
+initrd=${HWLAB_INITRD:-$here/build/initramfs.cpio.gz}
+qemu=${QEMU:-qemu-system-x86_64}
+
+die() { echo "boot: error: $*" >&2; exit 2; }
+command -v "$qemu" >/dev/null || die "$qemu not found (make deps installs qemu-system-x86)"
+[ -f "$kernel" ] || die "no kernel at $kernel (run 'make kernel')"
+[ -f "$initrd" ] || die "no initramfs at $initrd (run 'make initramfs')"
+
+mkdir -p "$(dirname "$log")"
+timeout --foreground -k 5 "$limit" "$qemu" -accel tcg -cpu max -smp 2 -m 1G \
+	-nographic -no-reboot -nodefaults -serial stdio \
+	-kernel "$kernel" -initrd "$initrd" \
+	-append "console=ttyS0 panic=-1 oops=panic hwlab.scenario=$scenario ${HWLAB_APPEND:-}" \
+	</dev/null >"$log" 2>&1
+qrc=$?
+tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
+
+if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
+	echo "boot: error: scenario '$scenario' did not finish within ${limit}s (VM hung?); last lines of $log:" >&2
+	tail -n 15 "$log" >&2
+	exit 124
+fi
+if grep -q 'Kernel panic' "$log"; then
+	echo "boot: error: the outer kernel panicked in scenario '$scenario'; see $log:" >&2
+	grep -A 12 'Kernel panic' "$log" | head -n 20 >&2
+	exit 125
+fi
+rc=$(sed -n 's/^HWLAB-EXIT rc=\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+if [ -z "$rc" ]; then
+	echo "boot: error: VM stopped (qemu exit $qrc) without reporting a result; last lines of $log:" >&2
+	tail -n 15 "$log" >&2
+	exit 125
+fi
+exit "$rc"

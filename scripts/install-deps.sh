@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Install, with apt-get, exactly what the build and the tests need.
+set -euo pipefail
+pkgs=(
+	linux-source-6.1		# the outer VM's kernel source
+	gcc make libc6-dev		# VMM (static), guest, tests
+	bc flex bison libelf-dev libssl-dev dwarves	# kernel build
+	ccache				# makes kernel rebuilds after a patch change fast
+	qemu-system-x86			# the outer VM (TCG)
+	busybox-static cpio file	# the outer VM's initramfs
+	git				# git am of kernel/series
+	python3				# tests/ helpers
+)
+if [ "$(id -u)" != 0 ]; then sudo=sudo; else sudo=; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${pkgs[@]}"

@@ -1,0 +1,56 @@
+# Helpers sourced by the scenario scripts inside the outer VM.
+# Every assertion prints one "HWLAB-CHECK PASS|FAIL name: detail" line; the
+# host-side runner counts them.
+hwlab_failures=0
+check() { # check NAME DETAIL COMMAND...
+	name=$1 detail=$2
+	shift 2
+	if "$@" >/dev/null 2>&1; then
+		echo "HWLAB-CHECK PASS $name: $detail"
+	else
+		echo "HWLAB-CHECK FAIL $name: $detail"
+		hwlab_failures=$((hwlab_failures + 1))
+	fi
+}
+finish() { exit "$hwlab_failures"; }
+
+GUEST=/hwlab/data/guest.elf
+
+# json_line FILE FRAGMENT... : the first report line holding every fragment
+json_line() {
+	f=$1
+	shift
+	out=$(cat "$f")
+	for frag in "$@"; do
+		out=$(printf '%s\n' "$out" | grep -F -- "$frag")
+	done
+	printf '%s\n' "$out" | head -n 1 | grep .
+}
+# count_lines FILE FRAGMENT... : how many report lines hold every fragment
+count_lines() {
+	f=$1
+	shift
+	out=$(cat "$f")
+	for frag in "$@"; do
+		out=$(printf '%s\n' "$out" | grep -F -- "$frag")
+	done
+	printf '%s\n' "$out" | grep -c .
+}
+# expect_count NAME N FILE FRAGMENT...
+expect_count() {
+	name=$1 want=$2 f=$3
+	shift 3
+	got=$(count_lines "$f" "$@")
+	check "$name" "$want line(s) with $* (got $got)" test "$got" -eq "$want"
+}
+# run_vmm LOG ARGS... : run the VMM, keep its report in LOG, echo it to the console
+run_vmm() {
+	log=$1
+	shift
+	timeout -s KILL "${VMM_TIMEOUT:-120}" hwlab-vmm "$@" >"$log" 2>"$log.err"
+	vmm_rc=$?
+	sed 's/^/  vmm: /' "$log"
+	sed 's/^/  vmm(stderr): /' "$log.err"
+	return $vmm_rc
+}
+hardware_corrupted_kb() { sed -n 's/^HardwareCorrupted: *\([0-9]*\) kB/\1/p' /proc/meminfo; }

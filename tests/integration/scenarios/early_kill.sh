@@ -1,0 +1,20 @@
+# Early kill: memory_failure() sends BUS_MCEERR_AO to the VMM as soon as the
+# page is poisoned; the VMM injects an action-optional vMCE and the guest
+# retires the page before it ever touches it (no AR follows).
+. /hwlab/scenarios/_lib.sh
+echo 1 >/proc/sys/vm/memory_failure_early_kill
+
+run_vmm ao.log --passes 3 --mce-kill early --poison-gpa 0x6a1000 --poison-pass 1 $GUEST
+check vmm-exit-ok "VMM exits 0 after recovery (got $vmm_rc)" test "$vmm_rc" -eq 0
+expect_count ao-injected 1 ao.log '"event":"sigbus"' '"si_code":"BUS_MCEERR_AO"' \
+	'"gpa":"0x6a1000"' '"lsb":12' '"action":"inject"' '"vcpu":0'
+expect_count ao-mce-values 1 ao.log '"si_code":"BUS_MCEERR_AO"' \
+	'"mci_status":"0xbd000000000000c0"' '"mcg_status":"0x5"' '"mci_addr":"0x6a1000"' \
+	'"mci_misc":"0x8c"'
+expect_count no-ar 0 ao.log '"si_code":"BUS_MCEERR_AR"'
+expect_count guest-retired 1 ao.log '"event":"guest_retired"' '"gpa":"0x6a1000"' \
+	'"matches_injection":true' '"mci_status":"0xbd000000000000c0"'
+expect_count guest-done 1 ao.log '"event":"guest_done"' '"pages_retired":1' '"checksum_ok":true'
+check dmesg-sigbus "kernel log: SIGBUS sent to hwlab-vmm" \
+	sh -c "dmesg | grep -q 'Sending SIGBUS to hwlab-vmm'"
+finish

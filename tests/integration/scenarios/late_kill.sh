@@ -1,0 +1,25 @@
+# Late kill: the poison is found (MADV_HWPOISON) while nothing is told; when
+# the guest next touches the page, KVM sends BUS_MCEERR_AR to the vCPU thread,
+# the VMM injects an action-required vMCE and the guest recovers.
+. /hwlab/scenarios/_lib.sh
+echo 0 >/proc/sys/vm/memory_failure_early_kill
+hc0=$(hardware_corrupted_kb)
+
+run_vmm ar.log --passes 3 --poison-gpa 0x523000 --poison-pass 1 $GUEST
+check vmm-exit-ok "VMM exits 0 after recovery (got $vmm_rc)" test "$vmm_rc" -eq 0
+expect_count poison-hook 1 ar.log '"event":"poison_hook"' '"gpa":"0x523000"' '"ok":true'
+expect_count ar-injected 1 ar.log '"event":"sigbus"' '"si_code":"BUS_MCEERR_AR"' \
+	'"gpa":"0x523000"' '"lsb":12' '"pages":1' '"action":"inject"' '"vcpu":0'
+expect_count ar-mce-values 1 ar.log '"si_code":"BUS_MCEERR_AR"' \
+	'"mci_status":"0xbd80000000000134"' '"mcg_status":"0x7"' '"mci_addr":"0x523000"' \
+	'"mci_misc":"0x8c"' '"bank":9'
+expect_count no-ao 0 ar.log '"si_code":"BUS_MCEERR_AO"'
+expect_count guest-retired 1 ar.log '"event":"guest_retired"' '"gpa":"0x523000"' \
+	'"pages":1' '"matches_injection":true' '"mci_status":"0xbd80000000000134"'
+expect_count guest-done 1 ar.log '"event":"guest_done"' '"pages_retired":1' '"errors":0' \
+	'"checksum_ok":true'
+check dmesg-recovery "kernel log: memory failure recovered" \
+	sh -c "dmesg | grep -q 'Memory failure: 0x[0-9a-f]*: recovery action for dirty LRU page: Recovered'"
+hc1=$(hardware_corrupted_kb)
+check meminfo "HardwareCorrupted grew by 4 kB ($hc0 -> $hc1)" test $((hc1 - hc0)) -eq 4
+finish

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The project's test command (make test): host unit tests, then every
+# integration scenario booted in its own outer VM. Each assertion counts;
+# the last line is "N passed, N failed".
+#
+# Usage: tests/run.sh [SCENARIO...]   (default: all in tests/integration/scenarios)
+# Env:   HWLAB_BOOT_TIMEOUT  seconds per outer-VM boot (default 600)
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+logs=$here/build/logs
+limit=${HWLAB_BOOT_TIMEOUT:-600}
+passed=0 failed=0
+mkdir -p "$logs"
+
+echo "== host unit tests"
+unit_out=$("$here/build/unit-tests")
+unit_rc=$?
+echo "$unit_out"
+read -r up uf < <(echo "$unit_out" | sed -n 's/^unit: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+if [ -z "${up:-}" ]; then
+	echo "FAIL unit-tests: exit $unit_rc without a summary"
+	up=0 uf=1
+fi
+passed=$((passed + up)) failed=$((failed + uf))
+
+if [ $# -gt 0 ]; then
+	scenarios=("$@")
+else
+	scenarios=()
+	for f in "$here"/tests/integration/scenarios/[!_]*.sh; do
+		scenarios+=("$(basename "$f" .sh)")
+	done
+fi
+
+for s in "${scenarios[@]}"; do
+	echo "== scenario $s (outer VM, TCG; log: build/logs/$s.log)"
+	t0=$(date +%s)
+	"$here/outer-qemu/boot.sh" "$s" "$logs/$s.log" "$limit"
+	rc=$?
+	grep -a '^HWLAB-CHECK ' "$logs/$s.log" | sed 's/^HWLAB-CHECK //'
+	p=$(grep -ac '^HWLAB-CHECK PASS ' "$logs/$s.log")
+	f=$(grep -ac '^HWLAB-CHECK FAIL ' "$logs/$s.log")
+	passed=$((passed + p)) failed=$((failed + f))
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		# a crash, hang or harness error with no failed assertion still fails
+		echo "FAIL $s: scenario exited $rc"
+		failed=$((failed + 1))
+	fi
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && [ "$rc" -eq 0 ]; then
+		echo "FAIL $s: ran no assertion"
+		failed=$((failed + 1))
+	fi
+	echo "-- $s: $p passed, $f failed, exit $rc, $(( $(date +%s) - t0 ))s"
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Host unit tests: the VMM's pure logic, no VM and no /dev/kvm needed. */
+#include "unit.h"
+
+unsigned int unit_passed, unit_failed;
+
+static void run(const char *name, void (*fn)(void))
+{
+	unsigned int before = unit_failed;
+
+	fn();
+	printf("%s %s\n", unit_failed == before ? "ok  " : "FAIL", name);
+}
+
+int main(void)
+{
+	run("memslot translation", test_memslot);
+	run("MCE encoding", test_mce_encode);
+	run("poisoned-page list", test_poison_list);
+	run("guest ELF loader", test_elf_load);
+	printf("unit: %u passed, %u failed\n", unit_passed, unit_failed);
+	return unit_failed != 0;
+}

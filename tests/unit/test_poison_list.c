@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "poison_list.h"
+#include "unit.h"
+
+void test_poison_list(void)
+{
+	struct poison_list l = { 0 };
+	unsigned int i, sorted = 1;
+
+	CHECK_EQ(poison_list_add(&l, 0x5000, 4096), 1);
+	CHECK_EQ(poison_list_add(&l, 0x5000, 4096), 0);		/* duplicate */
+	CHECK_EQ(poison_list_add(&l, 0x5abc, 1), 0);		/* same page, unaligned */
+	CHECK_EQ(poison_list_add(&l, 0x3000, 4096), 1);
+	CHECK_EQ(l.count, 2);
+	CHECK(poison_list_contains(&l, 0x5fff), "contains 0x5fff");
+	CHECK(!poison_list_contains(&l, 0x6000), "not 0x6000");
+
+	/* a 2 MiB extent adds 512 pages, minus the one already known */
+	CHECK_EQ(poison_list_add(&l, 0x200000, 0x200000), 512);
+	CHECK_EQ(poison_list_add(&l, 0x200000, 0x200000), 0);
+	CHECK_EQ(poison_list_add(&l, 0x3ff000, 0x2000), 1);	/* 0x3ff000 known */
+	CHECK_EQ(l.count, 2 + 512 + 1);
+	for (i = 1; i < l.count; i++)
+		sorted &= l.gpas[i - 1] < l.gpas[i];
+	CHECK(sorted, "sorted and unique");
+
+	poison_list_clear(&l);
+	CHECK_EQ(l.count, 0);
+	CHECK_EQ(poison_list_add(&l, 0x5000, 4096), 1);
+	poison_list_free(&l);
+}

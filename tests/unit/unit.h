@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* A minimal test harness: each CHECK is one counted assertion. */
+#ifndef HWLAB_UNIT_H
+#define HWLAB_UNIT_H
+
+#include <stdio.h>
+
+extern unsigned int unit_passed, unit_failed;
+
+#define CHECK(cond, ...)							\
+	do {									\
+		if (cond) {							\
+			unit_passed++;						\
+		} else {							\
+			unit_failed++;						\
+			printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);	\
+			printf(__VA_ARGS__);					\
+			printf("\n");						\
+		}								\
+	} while (0)
+
+#define CHECK_EQ(a, b)								\
+	CHECK((unsigned long long)(a) == (unsigned long long)(b),		\
+	      "%s = %#llx, expected %#llx", #a, (unsigned long long)(a),	\
+	      (unsigned long long)(b))
+
+void test_memslot(void);
+void test_mce_encode(void);
+void test_poison_list(void);
+void test_elf_load(void);
+
+#endif

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "elf_load.h"
+
+#include <elf.h>
+#include <stdio.h>
+#include <string.h>
+
+#define fail(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+
+int elf_load(const struct memslot_table *t, const uint8_t *image, size_t size,
+	     uint64_t *entry, char *err, size_t errlen)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)image;
+	unsigned int i, loaded = 0;
+
+	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG))
+		fail("not an ELF file");
+	if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB)
+		fail("not a little-endian ELF64 file");
+	if (eh->e_machine != EM_X86_64 || eh->e_type != ET_EXEC)
+		fail("not an x86-64 executable (e_machine %u, e_type %u)",
+		     eh->e_machine, eh->e_type);
+	if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phoff > size ||
+	    (size - eh->e_phoff) / sizeof(Elf64_Phdr) < eh->e_phnum)
+		fail("program header table lies outside the file");
+
+	for (i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(image + eh->e_phoff) + i;
+		uint8_t *dst;
+
+		if (ph->p_type != PT_LOAD || ph->p_memsz == 0)
+			continue;
+		if (ph->p_filesz > ph->p_memsz || ph->p_offset > size ||
+		    size - ph->p_offset < ph->p_filesz)
+			fail("segment %u: file range %#llx+%#llx lies outside the %zu-byte file",
+			     i, (unsigned long long)ph->p_offset,
+			     (unsigned long long)ph->p_filesz, size);
+		dst = memslot_gpa_to_hva(t, ph->p_paddr, ph->p_memsz);
+		if (!dst)
+			fail("segment %u: GPA %#llx+%#llx is not inside guest RAM",
+			     i, (unsigned long long)ph->p_paddr,
+			     (unsigned long long)ph->p_memsz);
+		memcpy(dst, image + ph->p_offset, ph->p_filesz);
+		memset(dst + ph->p_filesz, 0, ph->p_memsz - ph->p_filesz);
+		loaded++;
+	}
+	if (!loaded)
+		fail("no loadable segment");
+	if (!memslot_gpa_to_hva(t, eh->e_entry, 1))
+		fail("entry point %#llx is not inside guest RAM", (unsigned long long)eh->e_entry);
+	*entry = eh->e_entry;
+	return 0;
+}

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwlab-vmm: a small KVM VMM that keeps its guest alive across host memory
+ * errors. The kernel's memory-failure code sends it SIGBUS (BUS_MCEERR_AO
+ * when it finds a bad page, BUS_MCEERR_AR when a vCPU consumes one); the VMM
+ * maps si_addr to guest-physical memory and injects a machine check the
+ * guest can recover from.
+ */
+#define _GNU_SOURCE
+#include "vmm.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "report.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: hwlab-vmm [options] GUEST.elf\n"
+		"       hwlab-vmm --check\n"
+		"  --mem MIB            guest RAM (default 16, at least 8)\n"
+		"  --slots N            split RAM into N memslots (default 1)\n"
+		"  --backing KIND       anon | thp | hugetlb (default anon)\n"
+		"  --vcpus N            vCPU threads (default 1, at most %d)\n"
+		"  --passes N           guest workload passes (default 3)\n"
+		"  --mce-kill POLICY    early | late | sysctl: PR_MCE_KILL for the VMM (default sysctl)\n"
+		"  --guest-no-mce       guest leaves CR4.MCE clear\n"
+		"  --on-unrecoverable A stop | reset: when the guest cannot take a machine check\n"
+		"  --memmap FILE        write the memslot table (gpa, size, hva) to FILE\n"
+		"  --poison-gpa GPA     test hook: poison GPA after vCPU 0 reports --poison-pass\n"
+		"  --poison-pass N      (default 1)\n"
+		"  --poison-method M    madvise | corrupt-pfn (default madvise)\n"
+		"  --check              check /dev/kvm, KVM_CREATE_VM and MCE support, then exit\n",
+		GUEST_MAX_VCPUS);
+}
+
+static int parse_u64(const char *s, const char *what, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	if (errno || end == s || *end) {
+		fprintf(stderr, "hwlab-vmm: error: %s: '%s' is not a number\n", what, s);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_kvm(void)
+{
+	char err[256];
+	uint64_t mce_cap = 0;
+	int kvm = kvm_open_checked(err, sizeof(err)), vm;
+
+	if (kvm < 0) {
+		fprintf(stderr, "hwlab-vmm: error: %s\n", err);
+		return 1;
+	}
+	vm = ioctl(kvm, KVM_CREATE_VM, 0);
+	if (vm < 0) {
+		fprintf(stderr, "hwlab-vmm: error: KVM_CREATE_VM: %s\n", strerror(errno));
+		return 1;
+	}
+	ioctl(kvm, KVM_X86_GET_MCE_CAP_SUPPORTED, &mce_cap);
+	report("check", "\"api_version\":%d,\"create_vm\":true,\"cap_mce_banks\":%d,"
+	       "\"mce_cap_supported\":\"%#llx\"", ioctl(kvm, KVM_GET_API_VERSION, 0),
+	       ioctl(kvm, KVM_CHECK_EXTENSION, KVM_CAP_MCE), (unsigned long long)mce_cap);
+	return 0;
+}
+
+static int parse_options(int argc, char **argv, struct vmm_options *o)
+{
+	static const struct option longopts[] = {
+		{ "mem", 1, 0, 'm' }, { "slots", 1, 0, 's' }, { "backing", 1, 0, 'b' },
+		{ "vcpus", 1, 0, 'c' }, { "passes", 1, 0, 'p' }, { "mce-kill", 1, 0, 'k' },
+		{ "guest-no-mce", 0, 0, 'n' }, { "on-unrecoverable", 1, 0, 'u' },
+		{ "memmap", 1, 0, 'M' }, { "poison-gpa", 1, 0, 'g' }, { "poison-pass", 1, 0, 'P' },
+		{ "poison-method", 1, 0, 'x' }, { "check", 0, 0, 'C' }, { "help", 0, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	uint64_t v;
+	int c;
+
+	*o = (struct vmm_options) {
+		.mem_size = 16ULL << 20, .nr_slots = 1, .backing = BACKING_ANON,
+		.nr_vcpus = 1, .passes = 3, .mce_kill = -1, .max_resets = 3, .poison_pass = 1,
+	};
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			if (parse_u64(optarg, "--mem", &v))
+				return -1;
+			o->mem_size = v << 20;
+			break;
+		case 's':
+			if (parse_u64(optarg, "--slots", &v))
+				return -1;
+			o->nr_slots = v;
+			break;
+		case 'b':
+			if (!strcmp(optarg, "anon"))
+				o->backing = BACKING_ANON;
+			else if (!strcmp(optarg, "thp"))
+				o->backing = BACKING_THP;
+			else if (!strcmp(optarg, "hugetlb"))
+				o->backing = BACKING_HUGETLB;
+			else
+				goto bad;
+			break;
+		case 'c':
+			if (parse_u64(optarg, "--vcpus", &v))
+				return -1;
+			o->nr_vcpus = v;
+			break;
+		case 'p':
+			if (parse_u64(optarg, "--passes", &v))
+				return -1;
+			o->passes = v;
+			break;
+		case 'k':
+			if (!strcmp(optarg, "early"))
+				o->mce_kill = PR_MCE_KILL_EARLY;
+			else if (!strcmp(optarg, "late"))
+				o->mce_kill = PR_MCE_KILL_LATE;
+			else if (!strcmp(optarg, "sysctl"))
+				o->mce_kill = -1;
+			else
+				goto bad;
+			break;
+		case 'n':
+			o->guest_no_mce = 1;
+			break;
+		case 'u':
+			if (!strcmp(optarg, "reset"))
+				o->reset_on_unrecoverable = 1;
+			else if (!strcmp(optarg, "stop"))
+				o->reset_on_unrecoverable = 0;
+			else
+				goto bad;
+			break;
+		case 'M':
+			o->memmap_path = optarg;
+			break;
+		case 'g':
+			if (o->nr_poison == MAX_POISON_HOOKS) {
+				fprintf(stderr, "hwlab-vmm: error: at most %d --poison-gpa\n",
+					MAX_POISON_HOOKS);
+				return -1;
+			}
+			if (parse_u64(optarg, "--poison-gpa", &o->poison_gpas[o->nr_poison]))
+				return -1;
+			o->nr_poison++;
+			break;
+		case 'P':
+			if (parse_u64(optarg, "--poison-pass", &v))
+				return -1;
+			o->poison_pass = v;
+			break;
+		case 'x':
+			if (!strcmp(optarg, "corrupt-pfn"))
+				o->poison_corrupt_pfn = 1;
+			else if (!strcmp(optarg, "madvise"))
+				o->poison_corrupt_pfn = 0;
+			else
+				goto bad;
+			break;
+		case 'C':
+			exit(check_kvm());
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind + 1 != argc) {
+		usage(stderr);
+		return -1;
+	}
+	o->image_path = argv[optind];
+	if (o->mem_size < (8ULL << 20) || o->mem_size > (3ULL << 30) ||
+	    o->nr_slots < 1 || o->nr_slots > MAX_MEMSLOTS ||
+	    o->mem_size % (o->nr_slots * (2ULL << 20))) {
+		fprintf(stderr, "hwlab-vmm: error: --mem must be 8..3072 MiB and a multiple of "
+			"2 MiB per slot (%u slots)\n", o->nr_slots);
+		return -1;
+	}
+	if (o->nr_vcpus < 1 || o->nr_vcpus > GUEST_MAX_VCPUS || o->passes < 1) {
+		fprintf(stderr, "hwlab-vmm: error: --vcpus must be 1..%d and --passes >= 1\n",
+			GUEST_MAX_VCPUS);
+		return -1;
+	}
+	for (c = 0; c < (int)o->nr_poison; c++)
+		if (o->poison_gpas[c] < GUEST_WORKSET_GPA || o->poison_gpas[c] >= o->mem_size) {
+			fprintf(stderr, "hwlab-vmm: error: --poison-gpa %#llx is outside the guest's "
+				"working set [%#llx, %#llx)\n", (unsigned long long)o->poison_gpas[c],
+				GUEST_WORKSET_GPA, (unsigned long long)o->mem_size);
+			return -1;
+		}
+	return 0;
+bad:
+	fprintf(stderr, "hwlab-vmm: error: bad value '%s'\n", optarg);
+	usage(stderr);
+	return -1;
+}
+
+/* An AO event from the kernel: translate, dedupe, queue for vCPU 0. */
+static void handle_action_optional(struct vm *vm, const struct sigbus_event *ev)
+{
+	struct pending_mce p = { .ev = *ev };
+	int added;
+
+	if (memslot_translate(&vm->mem, ev->addr, ev->lsb, &p.ext)) {
+		report("sigbus", "\"si_code\":\"%s\",\"hva\":\"%#lx\",\"gpa\":null,\"lsb\":%u,"
+		       "\"pages\":0,\"action\":\"ignore\",\"vcpu\":null,"
+		       "\"reason\":\"poisoned page outside guest RAM (VMM memory)\"",
+		       sigbus_code_name(ev->code), (unsigned long)ev->addr, ev->lsb);
+		return;
+	}
+	pthread_mutex_lock(&vm->poison_lock);
+	added = poison_list_add(&vm->poison, p.ext.gpa, p.ext.len);
+	pthread_mutex_unlock(&vm->poison_lock);
+	mce_encode(MCE_AO, p.ext.gpa, &p.mce);
+	if (p.ext.len > GUEST_PAGE_SIZE)
+		p.mce.misc = (p.mce.misc & ~0x3fULL) | ev->lsb;
+	if (added == 0) {
+		report("sigbus", "\"si_code\":\"%s\",\"hva\":\"%#lx\",\"gpa\":\"%#llx\",\"lsb\":%u,"
+		       "\"pages\":%llu,\"action\":\"ignore\",\"vcpu\":null,"
+		       "\"reason\":\"page already known to be poisoned\"",
+		       sigbus_code_name(ev->code), (unsigned long)ev->addr,
+		       (unsigned long long)p.ext.gpa, ev->lsb,
+		       (unsigned long long)(p.ext.len / GUEST_PAGE_SIZE));
+		return;
+	}
+	if (vcpu_queue_mce(&vm->vcpus[0], &p))
+		report("sigbus", "\"si_code\":\"%s\",\"gpa\":\"%#llx\",\"action\":\"fatal\","
+		       "\"reason\":\"injection queue full\"", sigbus_code_name(ev->code),
+		       (unsigned long long)p.ext.gpa);
+}
+
+static int all_vcpus_finished(struct vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < vm->opt->nr_vcpus; i++)
+		if (__atomic_load_n(&vm->vcpus[i].state, __ATOMIC_ACQUIRE) == VCPU_RUNNING)
+			return 0;
+	return 1;
+}
+
+/* The main thread: receives AO signals (it is the early-kill thread). */
+static void monitor(struct vm *vm, int ao_fd)
+{
+	struct pollfd pfd = { .fd = ao_fd, .events = POLLIN };
+	struct sigbus_event ev;
+	char drain[64];
+
+	while (!all_vcpus_finished(vm)) {
+		if (poll(&pfd, 1, 20) > 0)
+			while (read(ao_fd, drain, sizeof(drain)) > 0)
+				;
+		while (sigbus_pop_ao(&ev))
+			handle_action_optional(vm, &ev);
+	}
+	while (sigbus_pop_ao(&ev))
+		handle_action_optional(vm, &ev);
+}
+
+static int run_vcpus(struct vm *vm)
+{
+	unsigned int i;
+	sigset_t block;
+
+	/* Threads start with the kick signal blocked until they bind their state. */
+	sigemptyset(&block);
+	sigaddset(&block, SIG_VCPU_KICK);
+	pthread_sigmask(SIG_BLOCK, &block, NULL);
+	for (i = 0; i < vm->opt->nr_vcpus; i++)
+		if (pthread_create(&vm->vcpus[i].thread, NULL, vcpu_thread, &vm->vcpus[i])) {
+			fprintf(stderr, "hwlab-vmm: error: pthread_create failed\n");
+			return -1;
+		}
+	return 0;
+}
+
+static void join_vcpus(struct vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < vm->opt->nr_vcpus; i++) {
+		pthread_join(vm->vcpus[i].thread, NULL);
+		vm->vcpus[i].thread = 0;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct vm vm;
+	struct vmm_options opt;
+	unsigned int i, done = 0, resets = 0;
+	int ao_fd;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (parse_options(argc, argv, &opt))
+		return 2;
+	if (vm_create(&vm, &opt) || vm_load_guest(&vm))
+		return 1;
+	for (i = 0; i < opt.nr_vcpus; i++)
+		if (vcpu_create(&vm, i))
+			return 1;
+	ao_fd = sigbus_install(&vm.mem);
+	if (ao_fd < 0) {
+		fprintf(stderr, "hwlab-vmm: error: installing the SIGBUS handler: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	/* Set on this thread only: it is the one the kernel sends AO to. */
+	if (opt.mce_kill >= 0 && prctl(PR_MCE_KILL, PR_MCE_KILL_SET, opt.mce_kill, 0, 0)) {
+		fprintf(stderr, "hwlab-vmm: error: prctl(PR_MCE_KILL): %s\n", strerror(errno));
+		return 1;
+	}
+	if (opt.memmap_path && vm_write_memmap(&vm, opt.memmap_path))
+		return 1;
+	report("vmm_start", "\"pid\":%d,\"mem\":%llu,\"slots\":%u,\"backing\":\"%s\",\"vcpus\":%u,"
+	       "\"hva\":\"%p\",\"mcg_cap\":\"%#llx\",\"mce_kill\":\"%s\"", getpid(),
+	       (unsigned long long)opt.mem_size, opt.nr_slots, memslot_backing_name(opt.backing),
+	       opt.nr_vcpus, (void *)vm.mem.slots[0].hva, (unsigned long long)HWLAB_MCG_CAP,
+	       opt.mce_kill == PR_MCE_KILL_EARLY ? "early" :
+	       opt.mce_kill == PR_MCE_KILL_LATE ? "late" : "sysctl");
+
+	for (;;) {
+		if (run_vcpus(&vm))
+			return 1;
+		monitor(&vm, ao_fd);
+		join_vcpus(&vm);
+		if (!vm.reset_requested)
+			break;
+		/* Reboot the guest on fresh memory for the poisoned pages. */
+		resets++;
+		vm.boot_count++;
+		vm.stop = vm.reset_requested = 0;
+		if (vm_remap_poisoned(&vm) || vm_load_guest(&vm))
+			return 1;
+		for (i = 0; i < opt.nr_vcpus; i++)
+			if (vcpu_reset(&vm.vcpus[i]))
+				return 1;
+		report("reset", "\"boot\":%u", vm.boot_count);
+	}
+	for (i = 0; i < opt.nr_vcpus; i++)
+		done += vm.vcpus[i].state == VCPU_DONE;
+	report("vmm_exit", "\"status\":\"%s\",\"vcpus_done\":%u,\"injected\":%lu,"
+	       "\"poisoned_pages\":%u,\"resets\":%u,\"ao_overflows\":%lu",
+	       done == opt.nr_vcpus ? "ok" : "fail", done, vm.injected, vm.poison.count, resets,
+	       sigbus_ao_overflows());
+	return done == opt.nr_vcpus ? 0 : 1;
+}

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "mce.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#define X86_CR4_MCE (1ULL << 6)
+
+int mce_setup_vcpu(int kvm_fd, int vcpu_fd, char *err, unsigned long errlen)
+{
+	uint64_t supported = 0, cap = HWLAB_MCG_CAP;
+	uint64_t want_flags = MCG_CTL_P | MCG_SER_P;
+	/* KVM_CAP_MCE answers with the most banks KVM_X86_SETUP_MCE accepts. */
+	int max_banks = ioctl(kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_MCE);
+
+	if (max_banks <= 0) {
+		snprintf(err, errlen, "KVM has no KVM_CAP_MCE: cannot give the guest machine checks");
+		return -1;
+	}
+	if (ioctl(kvm_fd, KVM_X86_GET_MCE_CAP_SUPPORTED, &supported) < 0) {
+		snprintf(err, errlen, "KVM_X86_GET_MCE_CAP_SUPPORTED: %s", strerror(errno));
+		return -1;
+	}
+	if ((supported & want_flags) != want_flags || max_banks < HWLAB_MCE_BANKS) {
+		snprintf(err, errlen,
+			 "KVM supports MCG_CAP flags %#llx and %d banks; need MCG_CTL_P|MCG_SER_P "
+			 "and %d banks", (unsigned long long)supported, max_banks, HWLAB_MCE_BANKS);
+		return -1;
+	}
+	if (ioctl(vcpu_fd, KVM_X86_SETUP_MCE, &cap) < 0) {
+		snprintf(err, errlen, "KVM_X86_SETUP_MCE(%#llx): %s",
+			 (unsigned long long)cap, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * KVM turns an uncorrected error that the guest cannot take (CR4.MCE clear,
+ * or a machine check already in progress) into a silent triple fault; look
+ * first so the VMM can say what happened.
+ */
+const char *mce_guest_not_ready(int vcpu_fd)
+{
+	struct kvm_sregs sregs;
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry entry;
+	} msrs = { .hdr.nmsrs = 1, .entry.index = MSR_IA32_MCG_STATUS };
+
+	if (ioctl(vcpu_fd, KVM_GET_SREGS, &sregs) < 0)
+		return "KVM_GET_SREGS failed";
+	if (!(sregs.cr4 & X86_CR4_MCE))
+		return "guest has CR4.MCE clear (no machine-check support)";
+	if (ioctl(vcpu_fd, KVM_GET_MSRS, &msrs) != 1)
+		return "KVM_GET_MSRS(MCG_STATUS) failed";
+	if (msrs.entry.data & MCG_STATUS_MCIP)
+		return "guest is already handling a machine check (MCG_STATUS.MCIP set)";
+	return NULL;
+}
+
+int mce_inject(int vcpu_fd, const struct kvm_x86_mce *mce)
+{
+	return ioctl(vcpu_fd, KVM_X86_SET_MCE, mce);
+}

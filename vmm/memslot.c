@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "memslot.h"
+
+int memslot_translate(const struct memslot_table *t, uintptr_t hva, unsigned int lsb,
+		      struct gpa_extent *out)
+{
+	unsigned int i;
+
+	if (lsb < 12 || lsb > 63)
+		return -1;
+	for (i = 0; i < t->count; i++) {
+		const struct memslot *s = &t->slots[i];
+		uintptr_t start = (uintptr_t)s->hva, end = start + s->size;
+		uintptr_t granule = lsb >= 8 * sizeof(uintptr_t) - 1 ? UINTPTR_MAX :
+				    ((uintptr_t)1 << lsb) - 1;
+		uintptr_t lo, hi;
+
+		if (hva < start || hva >= end)
+			continue;
+		lo = hva & ~granule;
+		hi = lo + granule;	/* last byte of the granule; may wrap */
+		if (lo < start)
+			lo = start;
+		if (hi < lo || hi >= end)
+			hi = end - 1;
+		out->slot = s;
+		out->gpa = s->gpa + (lo - start);
+		out->len = hi - lo + 1;
+		return 0;
+	}
+	return -1;
+}
+
+void *memslot_gpa_to_hva(const struct memslot_table *t, uint64_t gpa, uint64_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->count; i++) {
+		const struct memslot *s = &t->slots[i];
+
+		if (gpa >= s->gpa && len <= s->size && gpa - s->gpa <= s->size - len)
+			return s->hva + (gpa - s->gpa);
+	}
+	return NULL;
+}
+
+const char *memslot_backing_name(enum memslot_backing b)
+{
+	switch (b) {
+	case BACKING_ANON:
+		return "anon";
+	case BACKING_THP:
+		return "thp";
+	case BACKING_HUGETLB:
+		return "hugetlb";
+	}
+	return "?";
+}

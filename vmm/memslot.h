@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Guest RAM regions and the HVA <-> GPA translation over them. */
+#ifndef HWLAB_MEMSLOT_H
+#define HWLAB_MEMSLOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MAX_MEMSLOTS 8
+
+enum memslot_backing {
+	BACKING_ANON,		/* private anonymous 4 KiB pages */
+	BACKING_THP,		/* anonymous, madvise(MADV_HUGEPAGE) */
+	BACKING_HUGETLB,	/* MAP_HUGETLB 2 MiB pages */
+};
+
+struct memslot {
+	uint32_t id;
+	uint64_t gpa;
+	uint64_t size;
+	uint8_t *hva;
+	enum memslot_backing backing;
+};
+
+struct memslot_table {
+	struct memslot slots[MAX_MEMSLOTS];
+	unsigned int count;
+};
+
+/* A poisoned extent of guest memory, clipped to the slot that holds it. */
+struct gpa_extent {
+	const struct memslot *slot;
+	uint64_t gpa;		/* first byte, aligned to the poison granule */
+	uint64_t len;		/* bytes; a multiple of 4 KiB */
+};
+
+/*
+ * Translate a SIGBUS address and its si_addr_lsb into the guest-physical
+ * extent it poisons. The kernel reports the start of the poisoned granule
+ * (1 << lsb bytes, e.g. 2 MiB for a huge page); the extent is aligned down to
+ * that granule and clipped to the slot. Returns 0, or -1 if no slot holds
+ * hva or lsb is outside [12, 63].
+ * Async-signal-safe: no allocation, no locks.
+ */
+int memslot_translate(const struct memslot_table *t, uintptr_t hva, unsigned int lsb,
+		      struct gpa_extent *out);
+
+/* GPA -> HVA for [gpa, gpa + len) inside one slot, or NULL. */
+void *memslot_gpa_to_hva(const struct memslot_table *t, uint64_t gpa, uint64_t len);
+
+const char *memslot_backing_name(enum memslot_backing b);
+
+#endif
