@@ -247,6 +247,21 @@ static void enable_machine_checks(void)
 	asm volatile("mov %0, %%cr4" : : "r"(cr4 | X86_CR4_MCE));
 }
 
+/* All vCPUs finish pass N before any starts N+1: runs are repeatable. */
+static void pass_barrier(uint32_t nr_vcpus)
+{
+	static volatile uint32_t arrived, generation;
+	uint32_t gen = __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
+
+	if (__atomic_add_fetch(&arrived, 1, __ATOMIC_ACQ_REL) == nr_vcpus) {
+		__atomic_store_n(&arrived, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&generation, gen + 1, __ATOMIC_RELEASE);
+		return;
+	}
+	while (__atomic_load_n(&generation, __ATOMIC_ACQUIRE) == gen)
+		asm volatile("pause");
+}
+
 static uint64_t seed_of(uint64_t gpa, uint64_t pass)
 {
 	return (gpa * 0x9e3779b97f4a7c15ULL) ^ (pass << 48);
@@ -311,6 +326,7 @@ void guest_main(uint64_t id, const struct hwlab_boot_info *bi)
 				nret += page_retired(idx);
 			ucall(UCALL_PASS, NULL, pass, live, nret, errors, 0);
 		}
+		pass_barrier(bi->nr_vcpus);
 	}
 	{
 		uint64_t nret = 0;

@@ -19,11 +19,18 @@ command -v "$qemu" >/dev/null || die "$qemu not found (make deps installs qemu-s
 [ -f "$kernel" ] || die "no kernel at $kernel (run 'make kernel')"
 [ -f "$initrd" ] || die "no initramfs at $initrd (run 'make initramfs')"
 
+# TCG's TSC runs at the host's rate, but calibrating it against the emulated
+# PIT fails now and then on a loaded host; the kernel then falls back to
+# jiffies and KVM's timekeeping stalls the nested guest. Tell the kernel the
+# frequency and trust it instead of letting it guess.
+mhz=$(awk -F: '/^cpu MHz/ { printf "%d", $2; exit }' /proc/cpuinfo 2>/dev/null)
+clock_args="tsc=reliable${mhz:+ tsc_early_khz=$((mhz * 1000))}"
+
 mkdir -p "$(dirname "$log")"
 timeout --foreground -k 5 "$limit" "$qemu" -accel tcg -cpu max -smp 2 -m 1G \
 	-nographic -no-reboot -nodefaults -serial stdio \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic hwlab.scenario=$scenario ${HWLAB_APPEND:-}" \
+	-append "console=ttyS0 panic=-1 oops=panic $clock_args hwlab.scenario=$scenario ${HWLAB_APPEND:-}" \
 	</dev/null >"$log" 2>&1
 qrc=$?
 tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"

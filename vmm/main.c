@@ -38,6 +38,8 @@ static void usage(FILE *f)
 		"  --poison-gpa GPA     test hook: poison GPA after vCPU 0 reports --poison-pass\n"
 		"  --poison-pass N      (default 1)\n"
 		"  --poison-method M    madvise | corrupt-pfn (default madvise)\n"
+		"  --poison-vmm-heap    test hook: poison (and, without early kill, read) a page\n"
+		"                       of the VMM's own heap, outside guest RAM\n"
 		"  --check              check /dev/kvm, KVM_CREATE_VM and MCE support, then exit\n",
 		GUEST_MAX_VCPUS);
 }
@@ -84,7 +86,7 @@ static int parse_options(int argc, char **argv, struct vmm_options *o)
 		{ "vcpus", 1, 0, 'c' }, { "passes", 1, 0, 'p' }, { "mce-kill", 1, 0, 'k' },
 		{ "guest-no-mce", 0, 0, 'n' }, { "on-unrecoverable", 1, 0, 'u' },
 		{ "memmap", 1, 0, 'M' }, { "poison-gpa", 1, 0, 'g' }, { "poison-pass", 1, 0, 'P' },
-		{ "poison-method", 1, 0, 'x' }, { "check", 0, 0, 'C' }, { "help", 0, 0, 'h' },
+		{ "poison-method", 1, 0, 'x' }, { "poison-vmm-heap", 0, 0, 'H' }, { "check", 0, 0, 'C' }, { "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	uint64_t v;
@@ -172,6 +174,9 @@ static int parse_options(int argc, char **argv, struct vmm_options *o)
 				o->poison_corrupt_pfn = 0;
 			else
 				goto bad;
+			break;
+		case 'H':
+			o->poison_vmm_heap = 1;
 			break;
 		case 'C':
 			exit(check_kvm());

@@ -287,7 +287,9 @@ static int handle_ucall(struct vcpu *v)
 		       "\"errors\":%llu", v->id, (unsigned long long)uc->args[0],
 		       (unsigned long long)uc->args[1], (unsigned long long)uc->args[2],
 		       (unsigned long long)uc->args[3]);
-		if (v->id == 0 && v->vm->opt->nr_poison && uc->args[0] == v->vm->opt->poison_pass)
+		/* Only on the first boot: a reset guest runs on fresh memory. */
+		if (v->id == 0 && v->vm->boot_count == 1 && uc->args[0] == v->vm->opt->poison_pass &&
+		    (v->vm->opt->nr_poison || v->vm->opt->poison_vmm_heap))
 			return poison_hook_run(v);
 		return 0;
 	case UCALL_DONE:

@@ -32,6 +32,7 @@ struct vmm_options {
 	unsigned int nr_poison;
 	unsigned int poison_pass;
 	int poison_corrupt_pfn;		/* debugfs corrupt-pfn, else MADV_HWPOISON */
+	int poison_vmm_heap;		/* also poison a page of the VMM's own heap */
 };
 
 enum vcpu_state {

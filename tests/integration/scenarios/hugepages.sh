@@ -1,0 +1,36 @@
+# Guest RAM on 2 MiB hugetlb pages and on THP. Poisoning one 4 KiB page of a
+# hugetlb page poisons all of it; the VMM poisons the whole extent the
+# kernel's si_addr_lsb tells it about, and the guest retires all 512 pages.
+. /hwlab/scenarios/_lib.sh
+echo 16 >/proc/sys/vm/nr_hugepages
+
+echo 0 >/proc/sys/vm/memory_failure_early_kill
+run_vmm tlb-ar.log --backing hugetlb --poison-gpa 0x523000 $GUEST
+check hugetlb-ar-exit "hugetlb AR: VMM exits 0 (got $vmm_rc)" test "$vmm_rc" -eq 0
+lsb=$(sed -n 's/.*"si_code":"BUS_MCEERR_AR".*"lsb":\([0-9]*\).*/\1/p' tlb-ar.log | head -n 1)
+ars=$(count_lines tlb-ar.log '"si_code":"BUS_MCEERR_AR"' '"action":"inject"')
+echo "HWLAB-MEASURE hugetlb-ar-lsb=$lsb ar-events=$ars"
+check hugetlb-ar-lsb "AR SIGBUS for a hugetlb page has si_addr_lsb 21 (got ${lsb:-none})" \
+	test "${lsb:-0}" -eq 21
+expect_count hugetlb-ar-extent 1 tlb-ar.log '"si_code":"BUS_MCEERR_AR"' '"gpa":"0x400000"' \
+	'"pages":512' '"mci_misc":"0x95"'
+expect_count hugetlb-ar-done 1 tlb-ar.log '"event":"guest_done"' '"pages_retired":512' \
+	'"checksum_ok":true'
+expect_count hugetlb-ar-poisoned 1 tlb-ar.log '"event":"vmm_exit"' '"poisoned_pages":512'
+
+echo 1 >/proc/sys/vm/memory_failure_early_kill
+run_vmm tlb-ao.log --backing hugetlb --mce-kill early --poison-gpa 0x523000 $GUEST
+check hugetlb-ao-exit "hugetlb AO: VMM exits 0 (got $vmm_rc)" test "$vmm_rc" -eq 0
+expect_count hugetlb-ao-extent 1 tlb-ao.log '"si_code":"BUS_MCEERR_AO"' '"gpa":"0x400000"' \
+	'"lsb":21' '"pages":512' '"action":"inject"' '"mci_misc":"0x95"'
+expect_count hugetlb-ao-done 1 tlb-ao.log '"event":"guest_done"' '"pages_retired":512' \
+	'"checksum_ok":true'
+
+echo 0 >/proc/sys/vm/memory_failure_early_kill
+run_vmm thp.log --backing thp --poison-gpa 0x523000 $GUEST
+check thp-exit "THP AR: VMM exits 0 (got $vmm_rc)" test "$vmm_rc" -eq 0
+# memory_failure() splits the THP first, so only the 4 KiB page is lost.
+expect_count thp-ar-4k 1 thp.log '"si_code":"BUS_MCEERR_AR"' '"gpa":"0x523000"' '"lsb":12' \
+	'"pages":1' '"action":"inject"'
+expect_count thp-done 1 thp.log '"event":"guest_done"' '"pages_retired":1' '"checksum_ok":true'
+finish

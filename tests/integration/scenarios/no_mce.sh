@@ -1,0 +1,22 @@
+# A guest without machine-check support (CR4.MCE clear) consumes poison: the
+# VMM says so and stops, or resets the guest onto remapped memory, instead of
+# letting KVM triple-fault it.
+. /hwlab/scenarios/_lib.sh
+echo 0 >/proc/sys/vm/memory_failure_early_kill
+
+run_vmm stop.log --guest-no-mce --poison-gpa 0x500000 $GUEST
+check stop-exit "stop: VMM exits 1 (got $vmm_rc)" test "$vmm_rc" -eq 1
+expect_count stop-report 1 stop.log '"si_code":"BUS_MCEERR_AR"' '"gpa":"0x500000"' \
+	'"action":"stop"' 'CR4.MCE clear'
+expect_count stop-no-triple-fault 0 stop.log 'triple fault'
+expect_count stop-vmm-exit 1 stop.log '"event":"vmm_exit"' '"status":"fail"'
+
+run_vmm reset.log --guest-no-mce --on-unrecoverable reset --poison-gpa 0x500000 $GUEST
+check reset-exit "reset: VMM exits 0 after the guest reruns (got $vmm_rc)" test "$vmm_rc" -eq 0
+expect_count reset-report 1 reset.log '"si_code":"BUS_MCEERR_AR"' '"action":"reset"'
+expect_count reset-remap 1 reset.log '"event":"remap"' '"gpa":"0x500000"' '"bytes":4096'
+expect_count reset-boot2 1 reset.log '"event":"reset"' '"boot":2'
+expect_count reset-done 1 reset.log '"event":"guest_done"' '"boot":2' '"pages_retired":0' \
+	'"checksum_ok":true'
+expect_count reset-vmm-exit 1 reset.log '"event":"vmm_exit"' '"status":"ok"' '"resets":1'
+finish
