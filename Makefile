@@ -18,10 +18,11 @@ VMM_SRCS := $(VMM_PURE) vmm/mce.c vmm/sigbus.c vmm/report.c vmm/vm.c vmm/vcpu.c 
 	vmm/poison_hook.c vmm/main.c
 VMM_HDRS := $(wildcard vmm/*.h) include/hwlab_abi.h
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus
+OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/hwpoison-guest
 SCENARIOS := $(wildcard tests/integration/scenarios/*.sh)
 
-all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/unit-tests $(BUILD)/madvise_sigbus
+all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/unit-tests $(BUILD)/madvise_sigbus \
+	$(BUILD)/hwpoison-guest
 
 $(BUILD):
 	mkdir -p $@
@@ -35,6 +36,9 @@ $(BUILD)/guest.elf: guest/entry.S guest/guest.c guest/guest.ld include/hwlab_abi
 
 $(BUILD)/unit-tests: $(UNIT_SRCS) $(VMM_PURE) $(VMM_HDRS) tests/unit/unit.h | $(BUILD)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $(UNIT_SRCS) $(VMM_PURE)
+
+$(BUILD)/hwpoison-guest: tools/hwpoison-guest.c include/hwlab_abi.h | $(BUILD)
+	$(CC) $(CFLAGS) -static -o $@ $<
 
 $(BUILD)/madvise_sigbus: tests/integration/madvise_sigbus.c | $(BUILD)
 	$(CC) $(CFLAGS) -static -o $@ $<

@@ -295,7 +295,7 @@ void guest_main(uint64_t id, const struct hwlab_boot_info *bi)
 	ucall(UCALL_LOG, bi->flags & HWLAB_BOOT_NO_MCE ? "guest up, CR4.MCE clear" :
 	      "guest up, #MC handler installed, CR4.MCE set", id, first, last, bi->boot_count, 0);
 
-	for (pass = 1; pass <= bi->passes; pass++) {
+	for (pass = 1; !bi->passes || pass <= bi->passes; pass++) {
 		uint64_t live = 0;
 
 		for (idx = first; idx < last; idx++) {

@@ -24,6 +24,9 @@
 #define GUEST_SEL_CODE		0x08
 #define GUEST_SEL_DATA		0x10
 
+/* Where the VMM publishes its memslot table for tools/hwpoison-guest. */
+#define HWLAB_MEMMAP_FMT	"/tmp/hwlab-vmm.%d.memmap"
+
 #define HWLAB_BOOT_MAGIC	0x4857504f49534f4eULL	/* "HWPOISON" */
 #define HWLAB_BOOT_NO_MCE	(1u << 0)	/* leave CR4.MCE clear */
 
@@ -33,7 +36,7 @@ struct hwlab_boot_info {
 	uint64_t workset_gpa;
 	uint64_t workset_size;
 	uint32_t nr_vcpus;
-	uint32_t passes;
+	uint32_t passes;	/* 0: run until the VMM stops the guest */
 	uint32_t flags;
 	uint32_t boot_count;	/* 1 on first boot, +1 on every VMM reset */
 };

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,11 +31,11 @@ static void usage(FILE *f)
 		"  --slots N            split RAM into N memslots (default 1)\n"
 		"  --backing KIND       anon | thp | hugetlb (default anon)\n"
 		"  --vcpus N            vCPU threads (default 1, at most %d)\n"
-		"  --passes N           guest workload passes (default 3)\n"
+		"  --passes N           guest workload passes (default 3; 0: until SIGTERM)\n"
 		"  --mce-kill POLICY    early | late | sysctl: PR_MCE_KILL for the VMM (default sysctl)\n"
 		"  --guest-no-mce       guest leaves CR4.MCE clear\n"
 		"  --on-unrecoverable A stop | reset: when the guest cannot take a machine check\n"
-		"  --memmap FILE        write the memslot table (gpa, size, hva) to FILE\n"
+		"  --memmap FILE        memslot table for tools (default /tmp/hwlab-vmm.PID.memmap)\n"
 		"  --poison-gpa GPA     test hook: poison GPA after vCPU 0 reports --poison-pass\n"
 		"  --poison-pass N      (default 1)\n"
 		"  --poison-method M    madvise | corrupt-pfn (default madvise)\n"
@@ -200,8 +201,8 @@ static int parse_options(int argc, char **argv, struct vmm_options *o)
 			"2 MiB per slot (%u slots)\n", o->nr_slots);
 		return -1;
 	}
-	if (o->nr_vcpus < 1 || o->nr_vcpus > GUEST_MAX_VCPUS || o->passes < 1) {
-		fprintf(stderr, "hwlab-vmm: error: --vcpus must be 1..%d and --passes >= 1\n",
+	if (o->nr_vcpus < 1 || o->nr_vcpus > GUEST_MAX_VCPUS) {
+		fprintf(stderr, "hwlab-vmm: error: --vcpus must be 1..%d\n",
 			GUEST_MAX_VCPUS);
 		return -1;
 	}
@@ -217,6 +218,13 @@ bad:
 	fprintf(stderr, "hwlab-vmm: error: bad value '%s'\n", optarg);
 	usage(stderr);
 	return -1;
+}
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
 }
 
 /* An AO event from the kernel: translate, dedupe, queue for vCPU 0. */
@@ -271,6 +279,11 @@ static void monitor(struct vm *vm, int ao_fd)
 	char drain[64];
 
 	while (!all_vcpus_finished(vm)) {
+		if (stop_signal && !vm->stop) {
+			report("stop", "\"signal\":%d", (int)stop_signal);
+			vm->stop = 1;
+			vm_kick_all(vm);
+		}
 		if (poll(&pfd, 1, 20) > 0)
 			while (read(ao_fd, drain, sizeof(drain)) > 0)
 				;
@@ -311,6 +324,7 @@ static void join_vcpus(struct vm *vm)
 int main(int argc, char **argv)
 {
 	static struct vm vm;
+	static char memmap_default[64];
 	struct vmm_options opt;
 	unsigned int i, done = 0, resets = 0;
 	int ao_fd;
@@ -334,7 +348,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hwlab-vmm: error: prctl(PR_MCE_KILL): %s\n", strerror(errno));
 		return 1;
 	}
-	if (opt.memmap_path && vm_write_memmap(&vm, opt.memmap_path))
+	{
+		struct sigaction sa = { .sa_handler = on_stop_signal };
+
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGINT, &sa, NULL);
+	}
+	if (!opt.memmap_path) {
+		snprintf(memmap_default, sizeof(memmap_default), HWLAB_MEMMAP_FMT, getpid());
+		opt.memmap_path = memmap_default;
+	}
+	if (vm_write_memmap(&vm, opt.memmap_path))
 		return 1;
 	report("vmm_start", "\"pid\":%d,\"mem\":%llu,\"slots\":%u,\"backing\":\"%s\",\"vcpus\":%u,"
 	       "\"hva\":\"%p\",\"mcg_cap\":\"%#llx\",\"mce_kill\":\"%s\"", getpid(),
@@ -361,11 +385,14 @@ int main(int argc, char **argv)
 				return 1;
 		report("reset", "\"boot\":%u", vm.boot_count);
 	}
+	/* A guest stopped on request (SIGTERM, --passes 0) counts as done. */
 	for (i = 0; i < opt.nr_vcpus; i++)
-		done += vm.vcpus[i].state == VCPU_DONE;
+		done += vm.vcpus[i].state == VCPU_DONE ||
+			(stop_signal && vm.vcpus[i].state == VCPU_STOPPED);
+	unlink(opt.memmap_path);
 	report("vmm_exit", "\"status\":\"%s\",\"vcpus_done\":%u,\"injected\":%lu,"
 	       "\"poisoned_pages\":%u,\"resets\":%u,\"ao_overflows\":%lu",
-	       done == opt.nr_vcpus ? "ok" : "fail", done, vm.injected, vm.poison.count, resets,
-	       sigbus_ao_overflows());
+	       done == opt.nr_vcpus ? (stop_signal ? "stopped" : "ok") : "fail", done,
+	       vm.injected, vm.poison.count, resets, sigbus_ao_overflows());
 	return done == opt.nr_vcpus ? 0 : 1;
 }

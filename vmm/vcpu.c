@@ -164,10 +164,32 @@ static void report_sigbus(const struct vcpu *v, const struct pending_mce *p, con
 	       reason ? ",\"reason\":\"" : "", reason ? reason : "", reason ? "\"" : "");
 }
 
+/*
+ * Mark the extent as told to the guest; returns how many of its pages were
+ * not yet. An AO that races with the guest consuming the same page (AR) must
+ * not reach the guest a second time.
+ */
+static int mark_notified(struct vm *vm, const struct gpa_extent *ext)
+{
+	int added;
+
+	pthread_mutex_lock(&vm->poison_lock);
+	added = poison_list_add(&vm->notified, ext->gpa, ext->len);
+	pthread_mutex_unlock(&vm->poison_lock);
+	return added;
+}
+
 /* Returns 0 if the vCPU may go on running. */
 static int deliver(struct vcpu *v, struct pending_mce *p)
 {
 	const char *why = mce_guest_not_ready(v->fd);
+
+	if (p->ev.code == BUS_MCEERR_AO && !why && mark_notified(v->vm, &p->ext) == 0) {
+		report_sigbus(v, p, "ignore", "guest already got a machine check for this page");
+		return 0;
+	}
+	if (p->ev.code == BUS_MCEERR_AR)
+		mark_notified(v->vm, &p->ext);
 
 	if (why && p->ev.code == BUS_MCEERR_AO && strstr(why, "CR4.MCE")) {
 		/* Nothing consumed the poison yet: keep it isolated, tell no one. */

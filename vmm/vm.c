@@ -280,6 +280,7 @@ int vm_remap_poisoned(struct vm *vm)
 		       (unsigned long long)g, (unsigned long long)unit);
 	}
 	poison_list_clear(&vm->poison);
+	poison_list_clear(&vm->notified);
 	return 0;
 }
 

@@ -74,8 +74,9 @@ struct vm {
 	int vm_fd;
 	long run_size;
 	struct memslot_table mem;
-	struct poison_list poison;
-	pthread_mutex_t poison_lock;
+	struct poison_list poison;	/* every page the kernel reported */
+	struct poison_list notified;	/* pages the guest got a machine check for */
+	pthread_mutex_t poison_lock;	/* guards both lists */
 	struct kvm_cpuid2 *cpuid;
 	uint64_t entry;
 	uint8_t *image;

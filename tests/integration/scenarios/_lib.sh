@@ -54,3 +54,39 @@ run_vmm() {
 	return $vmm_rc
 }
 hardware_corrupted_kb() { sed -n 's/^HardwareCorrupted: *\([0-9]*\) kB/\1/p' /proc/meminfo; }
+# start_vmm LOG ARGS... : run the VMM in the background (sets vmm_pid) and
+# wait until it has published its memslot table
+start_vmm() {
+	log=$1
+	shift
+	timeout -s KILL "${VMM_TIMEOUT:-120}" hwlab-vmm "$@" >"$log" 2>"$log.err" &
+	vmm_pid=$!
+	n=0
+	while [ ! -f /tmp/hwlab-vmm.$vmm_pid.memmap ] && [ $n -lt 100 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	# the guest is up once it has logged
+	while ! grep -q '"event":"guest_log"' "$log" && [ $n -lt 200 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+}
+# stop_vmm LOG : SIGTERM, wait, echo the report (sets vmm_rc)
+stop_vmm() {
+	kill -TERM "$vmm_pid" 2>/dev/null
+	wait "$vmm_pid"
+	vmm_rc=$?
+	sed 's/^/  vmm: /' "$1"
+	sed 's/^/  vmm(stderr): /' "$1.err"
+}
+# wait_for LOG FRAGMENT... : up to 10 s for a report line holding every fragment
+wait_for() {
+	f=$1
+	shift
+	n=0
+	while ! json_line "$f" "$@" >/dev/null && [ $n -lt 100 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+}
