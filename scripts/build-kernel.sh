@@ -47,12 +47,14 @@ key=$( {
 	for p in "${patches[@]}"; do cat "$p"; done
 } | sha256sum | cut -c1-16)
 kdir=$cache/kernel-$key
+tree=$kdir/src
 
 publish() {
 	mkdir -p "$out_dir"
 	cp -f "$kdir/bzImage" "$out_dir/bzImage"
 	cp -f "$kdir/config" "$out_dir/kernel.config"
 	echo "$key" >"$out_dir/kernel.key"
+	echo "$tree" >"$out_dir/kernel.tree"
 }
 
 if [ -f "$kdir/bzImage" ]; then
@@ -62,7 +64,6 @@ if [ -f "$kdir/bzImage" ]; then
 fi
 
 mkdir -p "$cache"
-tree=$kdir/src
 log=$kdir/build.log
 rm -rf "$kdir"
 mkdir -p "$kdir"

@@ -23,6 +23,12 @@ if [ -z "${up:-}" ]; then
 fi
 passed=$((passed + up)) failed=$((failed + uf))
 
+echo "== kernel patches"
+patch_out=$("$here/tests/check-patches.sh")
+echo "$patch_out" | sed 's/^HWLAB-CHECK //'
+passed=$((passed + $(echo "$patch_out" | grep -c '^HWLAB-CHECK PASS')))
+failed=$((failed + $(echo "$patch_out" | grep -c '^HWLAB-CHECK FAIL')))
+
 if [ $# -gt 0 ]; then
 	scenarios=("$@")
 else
