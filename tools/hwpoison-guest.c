@@ -9,6 +9,9 @@
  *   hwpoison-guest [options] PID GPA
  *   hwpoison-guest --soak N --log VMM_REPORT [options] PID FIRST_GPA
  *
+ * --corrupt-va writes "PID HVA" to hwpoison/corrupt-va instead (kernel patch
+ * 0002), which needs no pagemap and cannot hit a page that changed hands.
+ *
  * --soak poisons N consecutive pages one at a time and waits for the guest's
  * acknowledgement of each (the VMM's guest_retired line) before the next,
  * then prints how long each took from the corrupt-pfn write.
@@ -35,6 +38,7 @@ struct slot {
 };
 
 static const char *debugfs = "/sys/kernel/debug";
+static int use_corrupt_va;	/* kernel patch 0002: by pid and address, no pagemap */
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 #include <stdarg.h>
@@ -160,15 +164,34 @@ static void corrupt_pfn(uint64_t pfn)
 	close(fd);
 }
 
+static void corrupt_va(pid_t pid, uint64_t hva)
+{
+	char path[256], buf[64];
+	int fd, len;
+
+	snprintf(path, sizeof(path), "%s/hwpoison/corrupt-va", debugfs);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		die("cannot open %s: %s (the kernel needs patch 0002 for corrupt-va)", path,
+		    strerror(errno));
+	len = snprintf(buf, sizeof(buf), "%d %#" PRIx64 "\n", pid, hva);
+	if (write(fd, buf, len) != len)
+		die("writing '%d %#" PRIx64 "' to %s: %s", pid, hva, path, strerror(errno));
+	close(fd);
+}
+
 static uint64_t poison(pid_t pid, const struct slot *s, unsigned int n, uint64_t gpa, int may_touch)
 {
 	uint64_t hva = gpa_to_hva(s, n, gpa, pid) & ~(PAGE - 1);
-	uint64_t pfn = hva_to_pfn(pid, hva, gpa, may_touch);
+	uint64_t pfn = use_corrupt_va ? 0 : hva_to_pfn(pid, hva, gpa, may_touch);
 	uint64_t t = now_ns();
 
 	if (kill(pid, 0))
 		die("pid %d is gone", pid);
-	corrupt_pfn(pfn);
+	if (use_corrupt_va)
+		corrupt_va(pid, hva);
+	else
+		corrupt_pfn(pfn);
 	printf("{\"event\":\"poison\",\"pid\":%d,\"gpa\":\"%#" PRIx64 "\",\"hva\":\"%#" PRIx64
 	       "\",\"pfn\":\"%#" PRIx64 "\"}\n", pid, (uint64_t)(gpa & ~(PAGE - 1)), hva, pfn);
 	fflush(stdout);
@@ -240,7 +263,8 @@ static int soak(pid_t pid, const struct slot *s, unsigned int n, uint64_t first,
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: hwpoison-guest [--memmap FILE] [--debugfs DIR] [--touch] PID GPA\n"
+	fprintf(f, "usage: hwpoison-guest [--memmap FILE] [--debugfs DIR] [--touch] [--corrupt-va] "
+		   "PID GPA\n"
 		   "       hwpoison-guest --soak N --log VMM_REPORT [...] PID FIRST_GPA\n");
 }
 
@@ -248,7 +272,8 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "memmap", 1, 0, 'm' }, { "debugfs", 1, 0, 'd' }, { "touch", 0, 0, 't' },
-		{ "soak", 1, 0, 's' }, { "log", 1, 0, 'l' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "soak", 1, 0, 's' }, { "log", 1, 0, 'l' }, { "corrupt-va", 0, 0, 'v' },
+		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	const char *memmap = NULL, *log = NULL;
 	char memmap_default[64], *end;
@@ -268,6 +293,9 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			may_touch = 1;
+			break;
+		case 'v':
+			use_corrupt_va = 1;
 			break;
 		case 's':
 			events = strtoul(optarg, &end, 0);
