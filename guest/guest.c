@@ -197,7 +197,8 @@ clear:
 	if (action_required && !fixup_mc_access(f))
 		fail("poison consumed outside a machine-check-safe access", MC_VECTOR, f->rip, mcg,
 		     last_mci);
-	wrmsr(MCG_STATUS, 0);	/* clear MCIP: ready for the next one */
+	if (!(boot->flags & HWLAB_BOOT_KEEP_MCIP))
+		wrmsr(MCG_STATUS, 0);	/* clear MCIP: ready for the next one */
 }
 
 void exception_dispatch(struct exc_frame *f)

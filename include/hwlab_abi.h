@@ -29,6 +29,7 @@
 
 #define HWLAB_BOOT_MAGIC	0x4857504f49534f4eULL	/* "HWPOISON" */
 #define HWLAB_BOOT_NO_MCE	(1u << 0)	/* leave CR4.MCE clear */
+#define HWLAB_BOOT_KEEP_MCIP	(1u << 1)	/* a buggy #MC handler: never clears MCIP */
 
 struct hwlab_boot_info {
 	uint64_t magic;

@@ -34,6 +34,7 @@ static void usage(FILE *f)
 		"  --passes N           guest workload passes (default 3; 0: until SIGTERM)\n"
 		"  --mce-kill POLICY    early | late | sysctl: PR_MCE_KILL for the VMM (default sysctl)\n"
 		"  --guest-no-mce       guest leaves CR4.MCE clear\n"
+		"  --guest-keep-mcip    guest's #MC handler never clears MCG_STATUS.MCIP\n"
 		"  --on-unrecoverable A stop | reset: when the guest cannot take a machine check\n"
 		"  --memmap FILE        memslot table for tools (default /tmp/hwlab-vmm.PID.memmap)\n"
 		"  --poison-gpa GPA     test hook: poison GPA after vCPU 0 reports --poison-pass\n"
@@ -85,7 +86,7 @@ static int parse_options(int argc, char **argv, struct vmm_options *o)
 	static const struct option longopts[] = {
 		{ "mem", 1, 0, 'm' }, { "slots", 1, 0, 's' }, { "backing", 1, 0, 'b' },
 		{ "vcpus", 1, 0, 'c' }, { "passes", 1, 0, 'p' }, { "mce-kill", 1, 0, 'k' },
-		{ "guest-no-mce", 0, 0, 'n' }, { "on-unrecoverable", 1, 0, 'u' },
+		{ "guest-no-mce", 0, 0, 'n' }, { "guest-keep-mcip", 0, 0, 'K' }, { "on-unrecoverable", 1, 0, 'u' },
 		{ "memmap", 1, 0, 'M' }, { "poison-gpa", 1, 0, 'g' }, { "poison-pass", 1, 0, 'P' },
 		{ "poison-method", 1, 0, 'x' }, { "poison-vmm-heap", 0, 0, 'H' }, { "check", 0, 0, 'C' }, { "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 },
@@ -141,6 +142,9 @@ static int parse_options(int argc, char **argv, struct vmm_options *o)
 			break;
 		case 'n':
 			o->guest_no_mce = 1;
+			break;
+		case 'K':
+			o->guest_keep_mcip = 1;
 			break;
 		case 'u':
 			if (!strcmp(optarg, "reset"))

@@ -23,6 +23,7 @@ struct vmm_options {
 	unsigned int nr_vcpus;
 	unsigned int passes;
 	int guest_no_mce;
+	int guest_keep_mcip;		/* test: guest never clears MCG_STATUS.MCIP */
 	int mce_kill;			/* -1 sysctl policy, else PR_MCE_KILL_EARLY/LATE */
 	int reset_on_unrecoverable;	/* else stop */
 	unsigned int max_resets;

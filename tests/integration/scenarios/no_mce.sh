@@ -19,4 +19,13 @@ expect_count reset-boot2 1 reset.log '"event":"reset"' '"boot":2'
 expect_count reset-done 1 reset.log '"event":"guest_done"' '"boot":2' '"pages_retired":0' \
 	'"checksum_ok":true'
 expect_count reset-vmm-exit 1 reset.log '"event":"vmm_exit"' '"status":"ok"' '"resets":1'
+
+# A guest whose #MC handler never clears MCIP: the second error would be a
+# triple fault in KVM; the VMM reports it and stops.
+run_vmm mcip.log --guest-keep-mcip --poison-gpa 0x500000 --poison-gpa 0x900000 $GUEST
+check mcip-exit "MCIP still set: VMM exits 1 (got $vmm_rc)" test "$vmm_rc" -eq 1
+expect_count mcip-first 1 mcip.log '"si_code":"BUS_MCEERR_AR"' '"action":"inject"'
+expect_count mcip-second 1 mcip.log '"si_code":"BUS_MCEERR_AR"' '"action":"stop"' \
+	'MCG_STATUS.MCIP set'
+expect_count mcip-no-triple-fault 0 mcip.log 'triple fault'
 finish

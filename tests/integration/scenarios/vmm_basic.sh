@@ -9,6 +9,14 @@ expect_count guest-done-vcpu1 1 run.log '"event":"guest_done"' '"vcpu":1' '"chec
 expect_count no-sigbus 0 run.log '"event":"sigbus"'
 expect_count vmm-exit-report 1 run.log '"event":"vmm_exit"' '"status":"ok"' '"injected":0'
 
+# four memslots: translation picks the slot that holds the HVA
+echo 0 >/proc/sys/vm/memory_failure_early_kill
+run_vmm slots.log --slots 4 --poison-gpa 0xc01000 $GUEST
+check slots-exit "4 memslots, poison in slot 3: exits 0 (got $vmm_rc)" test "$vmm_rc" -eq 0
+expect_count slots-ar 1 slots.log '"si_code":"BUS_MCEERR_AR"' '"gpa":"0xc01000"' '"action":"inject"'
+expect_count slots-retired 1 slots.log '"event":"guest_retired"' '"gpa":"0xc01000"' \
+	'"matches_injection":true'
+
 echo 'not an elf file at all' >bad.elf
 run_vmm bad.log bad.elf
 check malformed-image "malformed guest image: exit 1 with a message" \
