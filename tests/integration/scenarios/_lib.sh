@@ -16,26 +16,19 @@ finish() { exit "$hwlab_failures"; }
 
 GUEST=/hwlab/data/guest.elf
 
-# json_line FILE FRAGMENT... : the first report line holding every fragment
-json_line() {
-	f=$1
+# matching FILE FRAGMENT... : the report lines holding every fragment
+matching() {
+	out=$(cat "$1")
 	shift
-	out=$(cat "$f")
 	for frag in "$@"; do
 		out=$(printf '%s\n' "$out" | grep -F -- "$frag")
 	done
-	printf '%s\n' "$out" | head -n 1 | grep .
+	printf '%s\n' "$out" | grep .
 }
-# count_lines FILE FRAGMENT... : how many report lines hold every fragment
-count_lines() {
-	f=$1
-	shift
-	out=$(cat "$f")
-	for frag in "$@"; do
-		out=$(printf '%s\n' "$out" | grep -F -- "$frag")
-	done
-	printf '%s\n' "$out" | grep -c .
-}
+# json_line FILE FRAGMENT... : the first of them (fails if none)
+json_line() { matching "$@" | head -n 1 | grep .; }
+# count_lines FILE FRAGMENT... : how many
+count_lines() { matching "$@" | grep -c .; }
 # expect_count NAME N FILE FRAGMENT...
 expect_count() {
 	name=$1 want=$2 f=$3
