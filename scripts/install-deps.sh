@@ -8,7 +8,7 @@ pkgs=(
 	ccache				# makes kernel rebuilds after a patch change fast
 	qemu-system-x86			# the outer VM (TCG)
 	busybox-static cpio file	# the outer VM's initramfs
-	git				# git am of kernel/series
+	git perl python3-ply		# git am of kernel/series; checkpatch.pl
 	python3				# tests/ helpers
 )
 if [ "$(id -u)" != 0 ]; then sudo=sudo; else sudo=; fi
