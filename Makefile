@@ -15,7 +15,7 @@ GUEST_LDFLAGS := -nostdlib -static -no-pie -Wl,-T,guest/guest.ld -Wl,--build-id=
 
 VMM_PURE := vmm/memslot.c vmm/mce_encode.c vmm/poison_list.c vmm/elf_load.c
 VMM_SRCS := $(VMM_PURE) vmm/mce.c vmm/sigbus.c vmm/report.c vmm/vm.c vmm/vcpu.c \
-	vmm/poison_hook.c vmm/main.c
+	vmm/poison_hook.c vmm/mce_event.c vmm/main.c
 VMM_HDRS := $(wildcard vmm/*.h) include/hwlab_abi.h
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/hwpoison-guest

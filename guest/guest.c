@@ -153,16 +153,39 @@ static uint64_t retire(uint64_t gpa, uint64_t len)
 	return n;
 }
 
-static int fixup_mc_access(struct exc_frame *f)
+static const struct mc_extable_entry *mc_access_at(uint64_t rip)
 {
 	const struct mc_extable_entry *e;
 
 	for (e = __mc_extable_start; e < __mc_extable_end; e++)
-		if (e->insn == f->rip) {
-			f->rip = e->fixup;
-			return 1;
-		}
-	return 0;
+		if (e->insn == rip)
+			return e;
+	return NULL;
+}
+
+static int fixup_mc_access(struct exc_frame *f)
+{
+	const struct mc_extable_entry *e = mc_access_at(f->rip);
+
+	if (e)
+		f->rip = e->fixup;
+	return e != NULL;
+}
+
+/*
+ * An action-optional error can arrive while an mc-safe access is already
+ * working on the page it names. Resuming would touch the page we just
+ * retired (and consume the poison); abort that access instead. The mc-safe
+ * routines keep their page in rdi.
+ */
+static void abort_access_to_retired(struct exc_frame *f)
+{
+	uint64_t first = boot->workset_gpa, page = f->rdi & ~(GUEST_PAGE_SIZE - 1);
+
+	if (!mc_access_at(f->rip) || page < first || page >= first + boot->workset_size)
+		return;
+	if (page_retired((page - first) / GUEST_PAGE_SIZE))
+		fixup_mc_access(f);
 }
 
 static void machine_check(struct exc_frame *f)
@@ -197,6 +220,8 @@ clear:
 	if (action_required && !fixup_mc_access(f))
 		fail("poison consumed outside a machine-check-safe access", MC_VECTOR, f->rip, mcg,
 		     last_mci);
+	if (!action_required)
+		abort_access_to_retired(f);
 	if (!(boot->flags & HWLAB_BOOT_KEEP_MCIP))
 		wrmsr(MCG_STATUS, 0);	/* clear MCIP: ready for the next one */
 }

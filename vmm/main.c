@@ -234,35 +234,15 @@ static void on_stop_signal(int sig)
 /* An AO event from the kernel: translate, dedupe, queue for vCPU 0. */
 static void handle_action_optional(struct vm *vm, const struct sigbus_event *ev)
 {
-	struct pending_mce p = { .ev = *ev };
-	int added;
+	struct pending_mce p;
+	int added = mce_event_prepare(vm, ev, &p);
 
-	if (memslot_translate(&vm->mem, ev->addr, ev->lsb, &p.ext)) {
-		report("sigbus", "\"si_code\":\"%s\",\"hva\":\"%#lx\",\"gpa\":null,\"lsb\":%u,"
-		       "\"pages\":0,\"action\":\"ignore\",\"vcpu\":null,"
-		       "\"reason\":\"poisoned page outside guest RAM (VMM memory)\"",
-		       sigbus_code_name(ev->code), (unsigned long)ev->addr, ev->lsb);
-		return;
-	}
-	pthread_mutex_lock(&vm->poison_lock);
-	added = poison_list_add(&vm->poison, p.ext.gpa, p.ext.len);
-	pthread_mutex_unlock(&vm->poison_lock);
-	mce_encode(MCE_AO, p.ext.gpa, &p.mce);
-	if (p.ext.len > GUEST_PAGE_SIZE)
-		p.mce.misc = (p.mce.misc & ~0x3fULL) | ev->lsb;
-	if (added == 0) {
-		report("sigbus", "\"si_code\":\"%s\",\"hva\":\"%#lx\",\"gpa\":\"%#llx\",\"lsb\":%u,"
-		       "\"pages\":%llu,\"action\":\"ignore\",\"vcpu\":null,"
-		       "\"reason\":\"page already known to be poisoned\"",
-		       sigbus_code_name(ev->code), (unsigned long)ev->addr,
-		       (unsigned long long)p.ext.gpa, ev->lsb,
-		       (unsigned long long)(p.ext.len / GUEST_PAGE_SIZE));
-		return;
-	}
-	if (vcpu_queue_mce(&vm->vcpus[0], &p))
-		report("sigbus", "\"si_code\":\"%s\",\"gpa\":\"%#llx\",\"action\":\"fatal\","
-		       "\"reason\":\"injection queue full\"", sigbus_code_name(ev->code),
-		       (unsigned long long)p.ext.gpa);
+	if (added < 0)
+		mce_event_report(NULL, &p, "ignore", "poisoned page outside guest RAM (VMM memory)");
+	else if (added == 0)
+		mce_event_report(NULL, &p, "ignore", "page already known to be poisoned");
+	else if (vcpu_queue_mce(&vm->vcpus[0], &p))
+		mce_event_report(NULL, &p, "fatal", "injection queue full");
 }
 
 static int all_vcpus_finished(struct vm *vm)

@@ -147,23 +147,6 @@ static void stop_vm(struct vm *vm, int reset)
 	vm_kick_all(vm);
 }
 
-static void report_sigbus(const struct vcpu *v, const struct pending_mce *p, const char *action,
-			  const char *reason)
-{
-	report("sigbus",
-	       "\"si_code\":\"%s\",\"hva\":\"%#lx\",\"gpa\":\"%#llx\",\"lsb\":%u,\"pages\":%llu,"
-	       "\"action\":\"%s\",\"vcpu\":%u,\"latency_ns\":%llu,\"mci_status\":\"%#llx\","
-	       "\"mcg_status\":\"%#llx\",\"mci_addr\":\"%#llx\",\"mci_misc\":\"%#llx\","
-	       "\"bank\":%u%s%s%s",
-	       sigbus_code_name(p->ev.code), (unsigned long)p->ev.addr,
-	       (unsigned long long)p->ext.gpa, p->ev.lsb,
-	       (unsigned long long)(p->ext.len / GUEST_PAGE_SIZE), action, v->id,
-	       (unsigned long long)(monotonic_ns() - p->ev.t_ns),
-	       (unsigned long long)p->mce.status, (unsigned long long)p->mce.mcg_status,
-	       (unsigned long long)p->mce.addr, (unsigned long long)p->mce.misc, p->mce.bank,
-	       reason ? ",\"reason\":\"" : "", reason ? reason : "", reason ? "\"" : "");
-}
-
 /*
  * Mark the extent as told to the guest; returns how many of its pages were
  * not yet. An AO that races with the guest consuming the same page (AR) must
@@ -185,7 +168,7 @@ static int deliver(struct vcpu *v, struct pending_mce *p)
 	const char *why = mce_guest_not_ready(v->fd);
 
 	if (p->ev.code == BUS_MCEERR_AO && !why && mark_notified(v->vm, &p->ext) == 0) {
-		report_sigbus(v, p, "ignore", "guest already got a machine check for this page");
+		mce_event_report(v, p, "ignore", "guest already got a machine check for this page");
 		return 0;
 	}
 	if (p->ev.code == BUS_MCEERR_AR)
@@ -193,14 +176,14 @@ static int deliver(struct vcpu *v, struct pending_mce *p)
 
 	if (why && p->ev.code == BUS_MCEERR_AO && strstr(why, "CR4.MCE")) {
 		/* Nothing consumed the poison yet: keep it isolated, tell no one. */
-		report_sigbus(v, p, "ignore", why);
+		mce_event_report(v, p, "ignore", why);
 		return 0;
 	}
 	if (why) {
 		int reset = v->vm->opt->reset_on_unrecoverable &&
 			    v->vm->boot_count <= v->vm->opt->max_resets;
 
-		report_sigbus(v, p, reset ? "reset" : "stop", why);
+		mce_event_report(v, p, reset ? "reset" : "stop", why);
 		v->state = VCPU_FAILED;
 		stop_vm(v->vm, reset);
 		return -1;
@@ -209,38 +192,29 @@ static int deliver(struct vcpu *v, struct pending_mce *p)
 		char reason[128];
 
 		snprintf(reason, sizeof(reason), "KVM_X86_SET_MCE: %s", strerror(errno));
-		report_sigbus(v, p, "fatal", reason);
+		mce_event_report(v, p, "fatal", reason);
 		v->state = VCPU_FAILED;
 		stop_vm(v->vm, 0);
 		return -1;
 	}
 	v->last_injected_gpa = p->mce.addr;
 	__atomic_fetch_add(&v->vm->injected, 1, __ATOMIC_RELAXED);
-	report_sigbus(v, p, "inject", NULL);
+	mce_event_report(v, p, "inject", NULL);
 	return 0;
 }
 
 /* An AR that the SIGBUS handler recorded while this thread was in KVM_RUN. */
 static int handle_action_required(struct vcpu *v)
 {
-	struct pending_mce p = { .ev = v->sig.ar };
+	struct pending_mce p;
 
 	v->sig.ar_pending = 0;
-	if (memslot_translate(&v->vm->mem, p.ev.addr, p.ev.lsb, &p.ext)) {
-		report("sigbus", "\"si_code\":\"%s\",\"hva\":\"%#lx\",\"gpa\":null,\"lsb\":%u,"
-		       "\"pages\":0,\"action\":\"fatal\",\"vcpu\":%u,"
-		       "\"reason\":\"poison consumed outside guest RAM\"",
-		       sigbus_code_name(p.ev.code), (unsigned long)p.ev.addr, p.ev.lsb, v->id);
+	if (mce_event_prepare(v->vm, &v->sig.ar, &p) < 0) {
+		mce_event_report(v, &p, "fatal", "poison consumed outside guest RAM");
 		v->state = VCPU_FAILED;
 		stop_vm(v->vm, 0);
 		return -1;
 	}
-	pthread_mutex_lock(&v->vm->poison_lock);
-	poison_list_add(&v->vm->poison, p.ext.gpa, p.ext.len);
-	pthread_mutex_unlock(&v->vm->poison_lock);
-	mce_encode(MCE_AR, p.ext.gpa, &p.mce);
-	if (p.ext.len > GUEST_PAGE_SIZE)
-		p.mce.misc = (p.mce.misc & ~0x3fULL) | p.ev.lsb;
 	return deliver(v, &p);
 }
 

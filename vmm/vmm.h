@@ -104,6 +104,17 @@ void *vcpu_thread(void *arg);
 /* Queue an injection for v and kick it out of KVM_RUN. */
 int vcpu_queue_mce(struct vcpu *v, const struct pending_mce *p);
 
+/* mce_event.c */
+/*
+ * Translate a recorded SIGBUS into the machine check for it and add its
+ * extent to the poisoned-page list. Returns -1 if the address is outside
+ * guest RAM, else how many pages were newly poisoned.
+ */
+int mce_event_prepare(struct vm *vm, const struct sigbus_event *ev, struct pending_mce *p);
+/* One report line for the event; v is NULL when no vCPU is involved. */
+void mce_event_report(const struct vcpu *v, const struct pending_mce *p, const char *action,
+		      const char *reason);
+
 /* poison_hook.c */
 int poison_hook_run(struct vcpu *v);
 

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/* From a recorded SIGBUS to the machine check that describes it, and its report. */
+#include "vmm.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+int mce_event_prepare(struct vm *vm, const struct sigbus_event *ev, struct pending_mce *p)
+{
+	int added;
+
+	*p = (struct pending_mce) { .ev = *ev };
+	if (memslot_translate(&vm->mem, ev->addr, ev->lsb, &p->ext))
+		return -1;
+	pthread_mutex_lock(&vm->poison_lock);
+	added = poison_list_add(&vm->poison, p->ext.gpa, p->ext.len);
+	pthread_mutex_unlock(&vm->poison_lock);
+	mce_encode(ev->code == BUS_MCEERR_AR ? MCE_AR : MCE_AO, p->ext.gpa, &p->mce);
+	/* A huge page is lost whole: say so in MCi_MISC's address LSB. */
+	if (p->ext.len > GUEST_PAGE_SIZE)
+		p->mce.misc = (p->mce.misc & ~0x3fULL) | ev->lsb;
+	return added;
+}
+
+void mce_event_report(const struct vcpu *v, const struct pending_mce *p, const char *action,
+		      const char *reason)
+{
+	char gpa[24] = "null", vcpu[12] = "null", mce[192] = "";
+
+	if (p->ext.slot)
+		snprintf(gpa, sizeof(gpa), "\"%#llx\"", (unsigned long long)p->ext.gpa);
+	if (v)
+		snprintf(vcpu, sizeof(vcpu), "%u", v->id);
+	/* The machine check that was (or would have been) injected. */
+	if (p->ext.slot && strcmp(action, "ignore"))
+		snprintf(mce, sizeof(mce),
+			 ",\"mci_status\":\"%#llx\",\"mcg_status\":\"%#llx\",\"mci_addr\":\"%#llx\","
+			 "\"mci_misc\":\"%#llx\",\"bank\":%u",
+			 (unsigned long long)p->mce.status, (unsigned long long)p->mce.mcg_status,
+			 (unsigned long long)p->mce.addr, (unsigned long long)p->mce.misc,
+			 p->mce.bank);
+	report("sigbus",
+	       "\"si_code\":\"%s\",\"hva\":\"%#lx\",\"gpa\":%s,\"lsb\":%u,\"pages\":%llu,"
+	       "\"action\":\"%s\",\"vcpu\":%s,\"latency_ns\":%llu%s%s%s%s",
+	       sigbus_code_name(p->ev.code), (unsigned long)p->ev.addr, gpa, p->ev.lsb,
+	       (unsigned long long)(p->ext.slot ? p->ext.len / GUEST_PAGE_SIZE : 0), action, vcpu,
+	       (unsigned long long)(monotonic_ns() - p->ev.t_ns), mce,
+	       reason ? ",\"reason\":\"" : "", reason ? reason : "", reason ? "\"" : "");
+}
