@@ -26,8 +26,13 @@ command -v "$qemu" >/dev/null || die "$qemu not found (make deps installs qemu-s
 mhz=$(awk -F: '/^cpu MHz/ { printf "%d", $2; exit }' /proc/cpuinfo 2>/dev/null)
 clock_args="tsc=reliable${mhz:+ tsc_early_khz=$((mhz * 1000))}"
 
+# A scenario may ask for another CPU model with a "# qemu-cpu: MODEL" line
+# (no_kvm boots without SVM to see the VMM's error).
+cpu=$(sed -n 's/^# qemu-cpu: *//p' "$here/tests/integration/scenarios/$scenario.sh" 2>/dev/null | head -n 1)
+cpu=${cpu:-max}
+
 mkdir -p "$(dirname "$log")"
-timeout --foreground -k 5 "$limit" "$qemu" -accel tcg -cpu max -smp 2 -m 1G \
+timeout --foreground -k 5 "$limit" "$qemu" -accel tcg -cpu "$cpu" -smp 2 -m 1G \
 	-nographic -no-reboot -nodefaults -serial stdio \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 oops=panic $clock_args hwlab.scenario=$scenario ${HWLAB_APPEND:-}" \

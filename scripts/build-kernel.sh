@@ -10,6 +10,7 @@
 # Usage: scripts/build-kernel.sh [OUTPUT_DIR]   (default: build/)
 # Env:   HWLAB_CACHE  cache root (default ${XDG_CACHE_HOME:-~/.cache}/hwpoison-lab)
 #        HWLAB_KERNEL_TARBALL  (default /usr/src/linux-source-6.1.tar.xz)
+#        HWLAB_KERNEL_DIR  series/config/patches (default kernel/; tests use others)
 #        JOBS  parallel make jobs (default: nproc)
 set -euo pipefail
 
@@ -18,9 +19,10 @@ out_dir=${1:-$here/build}
 tarball=${HWLAB_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 cache=${HWLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hwpoison-lab}
 jobs=${JOBS:-$(nproc)}
-series=$here/kernel/series
-fragment=$here/kernel/config
-patch_dir=$here/kernel/patches
+kernel_dir=${HWLAB_KERNEL_DIR:-$here/kernel}
+series=$kernel_dir/series
+fragment=$kernel_dir/config
+patch_dir=$kernel_dir/patches
 start=$(date +%s)
 
 die() { echo "build-kernel: error: $*" >&2; exit 1; }
@@ -36,7 +38,7 @@ while read -r line; do
 	line=${line%%#*}
 	line=$(echo "$line" | tr -d '[:space:]')
 	[ -n "$line" ] || continue
-	[ -f "$patch_dir/$line" ] || die "kernel/series names $line but kernel/patches/$line does not exist"
+	[ -f "$patch_dir/$line" ] || die "$series names $line but $patch_dir/$line does not exist"
 	patches+=("$patch_dir/$line")
 done <"$series"
 

@@ -23,6 +23,12 @@ if [ -z "${up:-}" ]; then
 fi
 passed=$((passed + up)) failed=$((failed + uf))
 
+echo "== bad environments (host side)"
+env_out=$("$here/tests/host/bad_environment.sh")
+echo "$env_out" | sed 's/^HWLAB-CHECK //'
+passed=$((passed + $(echo "$env_out" | grep -c '^HWLAB-CHECK PASS')))
+failed=$((failed + $(echo "$env_out" | grep -c '^HWLAB-CHECK FAIL')))
+
 echo "== kernel patches"
 patch_out=$("$here/tests/check-patches.sh")
 echo "$patch_out" | sed 's/^HWLAB-CHECK //'
