@@ -35,6 +35,10 @@ static void usage(FILE *f)
 		"  --mce-kill POLICY    early | late | sysctl: PR_MCE_KILL for the VMM (default sysctl)\n"
 		"  --guest-no-mce       guest leaves CR4.MCE clear\n"
 		"  --guest-keep-mcip    guest's #MC handler never clears MCG_STATUS.MCIP\n"
+		"  --guest-retry-ar     guest's #MC handler returns into the poisoned access\n"
+		"  --mce-lsb MODE       extent: MCi_MISC LSB = si_addr_lsb, one vMCE per huge page\n"
+		"                       (default); page: always LSB 12 at the si_addr page, as a\n"
+		"                       Linux guest needs\n"
 		"  --on-unrecoverable A stop | reset: when the guest cannot take a machine check\n"
 		"  --memmap FILE        memslot table for tools (default /tmp/hwlab-vmm.PID.memmap)\n"
 		"  --poison-gpa GPA     test hook: poison GPA after vCPU 0 reports --poison-pass\n"
@@ -86,9 +90,10 @@ static int parse_options(int argc, char **argv, struct vmm_options *o)
 	static const struct option longopts[] = {
 		{ "mem", 1, 0, 'm' }, { "slots", 1, 0, 's' }, { "backing", 1, 0, 'b' },
 		{ "vcpus", 1, 0, 'c' }, { "passes", 1, 0, 'p' }, { "mce-kill", 1, 0, 'k' },
-		{ "guest-no-mce", 0, 0, 'n' }, { "guest-keep-mcip", 0, 0, 'K' }, { "on-unrecoverable", 1, 0, 'u' },
+		{ "guest-no-mce", 0, 0, 'n' }, { "guest-keep-mcip", 0, 0, 'K' },
+		{ "guest-retry-ar", 0, 0, 'R' }, { "on-unrecoverable", 1, 0, 'u' },
 		{ "memmap", 1, 0, 'M' }, { "poison-gpa", 1, 0, 'g' }, { "poison-pass", 1, 0, 'P' },
-		{ "poison-method", 1, 0, 'x' }, { "poison-vmm-heap", 0, 0, 'H' }, { "check", 0, 0, 'C' }, { "help", 0, 0, 'h' },
+		{ "poison-method", 1, 0, 'x' }, { "mce-lsb", 1, 0, 'L' }, { "poison-vmm-heap", 0, 0, 'H' }, { "check", 0, 0, 'C' }, { "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	uint64_t v;
@@ -145,6 +150,17 @@ static int parse_options(int argc, char **argv, struct vmm_options *o)
 			break;
 		case 'K':
 			o->guest_keep_mcip = 1;
+			break;
+		case 'R':
+			o->guest_retry_ar = 1;
+			break;
+		case 'L':
+			if (!strcmp(optarg, "page"))
+				o->mce_page_lsb = 1;
+			else if (!strcmp(optarg, "extent"))
+				o->mce_page_lsb = 0;
+			else
+				goto bad;
 			break;
 		case 'u':
 			if (!strcmp(optarg, "reset"))

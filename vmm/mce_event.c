@@ -17,10 +17,22 @@ int mce_event_prepare(struct vm *vm, const struct sigbus_event *ev, struct pendi
 	pthread_mutex_lock(&vm->poison_lock);
 	added = poison_list_add(&vm->poison, p->ext.gpa, p->ext.len);
 	pthread_mutex_unlock(&vm->poison_lock);
-	mce_encode(ev->code == BUS_MCEERR_AR ? MCE_AR : MCE_AO, p->ext.gpa, &p->mce);
-	/* A huge page is lost whole: say so in MCi_MISC's address LSB. */
-	if (p->ext.len > GUEST_PAGE_SIZE)
-		p->mce.misc = (p->mce.misc & ~0x3fULL) | ev->lsb;
+	if (p->ext.len > GUEST_PAGE_SIZE && vm->opt->mce_page_lsb) {
+		/*
+		 * Linux guests ignore an address whose LSB is above PAGE_SHIFT
+		 * (mce_usable_address()): name the 4 KiB page at si_addr, with
+		 * LSB 12; the guest's next touch of the rest brings another AR.
+		 */
+		const struct memslot *s = p->ext.slot;
+		uint64_t page = s->gpa + ((ev->addr - (uintptr_t)s->hva) & ~(GUEST_PAGE_SIZE - 1));
+
+		mce_encode(ev->code == BUS_MCEERR_AR ? MCE_AR : MCE_AO, page, &p->mce);
+	} else {
+		mce_encode(ev->code == BUS_MCEERR_AR ? MCE_AR : MCE_AO, p->ext.gpa, &p->mce);
+		/* A huge page is lost whole: say so in MCi_MISC's address LSB. */
+		if (p->ext.len > GUEST_PAGE_SIZE)
+			p->mce.misc = (p->mce.misc & ~0x3fULL) | ev->lsb;
+	}
 	return added;
 }
 

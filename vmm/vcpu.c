@@ -24,6 +24,7 @@
 #define EFER_SCE	(1ULL << 0)
 #define EFER_LME	(1ULL << 8)
 #define EFER_LMA	(1ULL << 10)
+#define AR_REPEAT_LIMIT	16
 
 int vcpu_create(struct vm *vm, unsigned int id)
 {
@@ -211,6 +212,20 @@ static int handle_action_required(struct vcpu *v)
 	v->sig.ar_pending = 0;
 	if (mce_event_prepare(v->vm, &v->sig.ar, &p) < 0) {
 		mce_event_report(v, &p, "fatal", "poison consumed outside guest RAM");
+		v->state = VCPU_FAILED;
+		stop_vm(v->vm, 0);
+		return -1;
+	}
+	/*
+	 * A guest that returns to the access that consumed the poison gets
+	 * the same AR forever; so would one told of a different page than the
+	 * one it touches. Stop instead of spinning.
+	 */
+	v->ar_repeats = p.ev.addr == v->last_ar_addr ? v->ar_repeats + 1 : 0;
+	v->last_ar_addr = p.ev.addr;
+	if (v->ar_repeats >= AR_REPEAT_LIMIT) {
+		mce_event_report(v, &p, "fatal", "guest consumed the same poisoned page again after "
+				 "every machine check");
 		v->state = VCPU_FAILED;
 		stop_vm(v->vm, 0);
 		return -1;

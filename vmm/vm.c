@@ -207,7 +207,8 @@ static void write_boot_structures(struct vm *vm)
 	bi->nr_vcpus = vm->opt->nr_vcpus;
 	bi->passes = vm->opt->passes;
 	bi->flags = (vm->opt->guest_no_mce ? HWLAB_BOOT_NO_MCE : 0) |
-		    (vm->opt->guest_keep_mcip ? HWLAB_BOOT_KEEP_MCIP : 0);
+		    (vm->opt->guest_keep_mcip ? HWLAB_BOOT_KEEP_MCIP : 0) |
+		    (vm->opt->guest_retry_ar ? HWLAB_BOOT_RETRY_AR : 0);
 	bi->boot_count = vm->boot_count;
 }
 

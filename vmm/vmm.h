@@ -23,7 +23,9 @@ struct vmm_options {
 	unsigned int nr_vcpus;
 	unsigned int passes;
 	int guest_no_mce;
-	int guest_keep_mcip;		/* test: guest never clears MCG_STATUS.MCIP */
+	int guest_keep_mcip;
+	int mce_page_lsb;
+	int guest_retry_ar;		/* test: guest returns into the poisoned access */		/* MCi_MISC LSB always 12, for Linux guests */		/* test: guest never clears MCG_STATUS.MCIP */
 	int mce_kill;			/* -1 sysctl policy, else PR_MCE_KILL_EARLY/LATE */
 	int reset_on_unrecoverable;	/* else stop */
 	unsigned int max_resets;
@@ -62,6 +64,8 @@ struct vcpu {
 	struct sigbus_thread sig;
 	enum vcpu_state state;
 	uint64_t last_injected_gpa;
+	uintptr_t last_ar_addr;		/* livelock guard: same si_addr again and again */
+	unsigned int ar_repeats;
 
 	pthread_mutex_t lock;		/* guards queue */
 	pthread_cond_t queued;

@@ -18,6 +18,19 @@ expect_count hugetlb-ar-done 1 tlb-ar.log '"event":"guest_done"' '"pages_retired
 	'"checksum_ok":true'
 expect_count hugetlb-ar-poisoned 1 tlb-ar.log '"event":"vmm_exit"' '"poisoned_pages":512'
 
+# For a Linux guest, which ignores an MCi_MISC LSB above 12: one 4 KiB
+# machine check per page the guest touches, at the page it touched.
+run_vmm tlb-page.log --backing hugetlb --mce-lsb page --poison-gpa 0x523000 $GUEST
+check hugetlb-page-exit "hugetlb, --mce-lsb page: VMM exits 0 (got $vmm_rc)" test "$vmm_rc" -eq 0
+expect_count hugetlb-page-first 1 tlb-page.log '"si_code":"BUS_MCEERR_AR"' '"gpa":"0x400000"' \
+	'"pages":512' '"mci_addr":"0x400000"' '"mci_misc":"0x8c"'
+expect_count hugetlb-page-each 512 tlb-page.log '"si_code":"BUS_MCEERR_AR"' '"action":"inject"' \
+	'"mci_misc":"0x8c"'
+expect_count hugetlb-page-mid 1 tlb-page.log '"event":"guest_retired"' '"gpa":"0x523000"' '"pages":1' \
+	'"matches_injection":true'
+expect_count hugetlb-page-done 1 tlb-page.log '"event":"guest_done"' '"pages_retired":512' \
+	'"checksum_ok":true'
+
 echo 1 >/proc/sys/vm/memory_failure_early_kill
 run_vmm tlb-ao.log --backing hugetlb --mce-kill early --poison-gpa 0x523000 $GUEST
 check hugetlb-ao-exit "hugetlb AO: VMM exits 0 (got $vmm_rc)" test "$vmm_rc" -eq 0

@@ -28,4 +28,12 @@ expect_count mcip-first 1 mcip.log '"si_code":"BUS_MCEERR_AR"' '"action":"inject
 expect_count mcip-second 1 mcip.log '"si_code":"BUS_MCEERR_AR"' '"action":"stop"' \
 	'MCG_STATUS.MCIP set'
 expect_count mcip-no-triple-fault 0 mcip.log 'triple fault'
+
+# A guest that returns into the access that consumed the poison would take
+# the same AR forever; the VMM stops it after 16.
+run_vmm retry.log --guest-retry-ar --poison-gpa 0x500000 $GUEST
+check retry-exit "same AR again and again: VMM exits 1 (got $vmm_rc)" test "$vmm_rc" -eq 1
+expect_count retry-injected 16 retry.log '"si_code":"BUS_MCEERR_AR"' '"gpa":"0x500000"' \
+	'"action":"inject"'
+expect_count retry-fatal 1 retry.log '"action":"fatal"' 'same poisoned page again'
 finish
