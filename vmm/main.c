@@ -50,18 +50,46 @@ static void usage(FILE *f)
 		GUEST_MAX_VCPUS);
 }
 
-static int parse_u64(const char *s, const char *what, uint64_t *out)
+static int parse_u64(const char *s, const char *what, uint64_t max, uint64_t *out)
 {
 	char *end;
 
 	errno = 0;
 	*out = strtoull(s, &end, 0);
-	if (errno || end == s || *end) {
-		fprintf(stderr, "hwlab-vmm: error: %s: '%s' is not a number\n", what, s);
+	if (errno || end == s || *end || *out > max) {
+		fprintf(stderr, "hwlab-vmm: error: %s: '%s' is not a number up to %llu\n", what, s,
+			(unsigned long long)max);
 		return -1;
 	}
 	return 0;
 }
+
+struct choice {
+	const char *name;
+	int value;
+};
+
+/* The value of the choice named arg; -1 (with a message) if there is none. */
+static int parse_choice(const char *arg, const char *what, const struct choice *c, int *out)
+{
+	for (; c->name; c++)
+		if (!strcmp(arg, c->name)) {
+			*out = c->value;
+			return 0;
+		}
+	fprintf(stderr, "hwlab-vmm: error: %s: bad value '%s'\n", what, arg);
+	return -1;
+}
+
+static const struct choice backings[] = {
+	{ "anon", BACKING_ANON }, { "thp", BACKING_THP }, { "hugetlb", BACKING_HUGETLB }, { 0 },
+};
+static const struct choice mce_kill_policies[] = {
+	{ "early", PR_MCE_KILL_EARLY }, { "late", PR_MCE_KILL_LATE }, { "sysctl", -1 }, { 0 },
+};
+static const struct choice mce_lsb_modes[] = { { "extent", 0 }, { "page", 1 }, { 0 } };
+static const struct choice unrecoverable_actions[] = { { "stop", 0 }, { "reset", 1 }, { 0 } };
+static const struct choice poison_methods[] = { { "madvise", 0 }, { "corrupt-pfn", 1 }, { 0 } };
 
 static int check_kvm(void)
 {
@@ -93,57 +121,64 @@ static int parse_options(int argc, char **argv, struct vmm_options *o)
 		{ "guest-no-mce", 0, 0, 'n' }, { "guest-keep-mcip", 0, 0, 'K' },
 		{ "guest-retry-ar", 0, 0, 'R' }, { "on-unrecoverable", 1, 0, 'u' },
 		{ "memmap", 1, 0, 'M' }, { "poison-gpa", 1, 0, 'g' }, { "poison-pass", 1, 0, 'P' },
-		{ "poison-method", 1, 0, 'x' }, { "mce-lsb", 1, 0, 'L' }, { "poison-vmm-heap", 0, 0, 'H' }, { "check", 0, 0, 'C' }, { "help", 0, 0, 'h' },
+		{ "poison-method", 1, 0, 'x' }, { "mce-lsb", 1, 0, 'L' },
+		{ "poison-vmm-heap", 0, 0, 'H' }, { "check", 0, 0, 'C' }, { "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	uint64_t v;
-	int c;
+	int c, r = 0, choice;
 
 	*o = (struct vmm_options) {
 		.mem_size = 16ULL << 20, .nr_slots = 1, .backing = BACKING_ANON,
 		.nr_vcpus = 1, .passes = 3, .mce_kill = -1, .max_resets = 3, .poison_pass = 1,
 	};
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while (!r && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
-			if (parse_u64(optarg, "--mem", &v))
-				return -1;
+			r = parse_u64(optarg, "--mem", 1 << 20, &v);
 			o->mem_size = v << 20;
 			break;
 		case 's':
-			if (parse_u64(optarg, "--slots", &v))
-				return -1;
+			r = parse_u64(optarg, "--slots", MAX_MEMSLOTS, &v);
 			o->nr_slots = v;
 			break;
-		case 'b':
-			if (!strcmp(optarg, "anon"))
-				o->backing = BACKING_ANON;
-			else if (!strcmp(optarg, "thp"))
-				o->backing = BACKING_THP;
-			else if (!strcmp(optarg, "hugetlb"))
-				o->backing = BACKING_HUGETLB;
-			else
-				goto bad;
-			break;
 		case 'c':
-			if (parse_u64(optarg, "--vcpus", &v))
-				return -1;
+			r = parse_u64(optarg, "--vcpus", GUEST_MAX_VCPUS, &v);
 			o->nr_vcpus = v;
 			break;
 		case 'p':
-			if (parse_u64(optarg, "--passes", &v))
-				return -1;
+			r = parse_u64(optarg, "--passes", UINT32_MAX, &v);
 			o->passes = v;
 			break;
+		case 'P':
+			r = parse_u64(optarg, "--poison-pass", UINT32_MAX, &v);
+			o->poison_pass = v;
+			break;
+		case 'g':
+			if (o->nr_poison == MAX_POISON_HOOKS) {
+				fprintf(stderr, "hwlab-vmm: error: at most %d --poison-gpa\n",
+					MAX_POISON_HOOKS);
+				return -1;
+			}
+			r = parse_u64(optarg, "--poison-gpa", UINT64_MAX, &o->poison_gpas[o->nr_poison++]);
+			break;
+		case 'b':
+			r = parse_choice(optarg, "--backing", backings, &choice);
+			o->backing = choice;
+			break;
 		case 'k':
-			if (!strcmp(optarg, "early"))
-				o->mce_kill = PR_MCE_KILL_EARLY;
-			else if (!strcmp(optarg, "late"))
-				o->mce_kill = PR_MCE_KILL_LATE;
-			else if (!strcmp(optarg, "sysctl"))
-				o->mce_kill = -1;
-			else
-				goto bad;
+			r = parse_choice(optarg, "--mce-kill", mce_kill_policies, &o->mce_kill);
+			break;
+		case 'L':
+			r = parse_choice(optarg, "--mce-lsb", mce_lsb_modes, &o->mce_page_lsb);
+			break;
+		case 'u':
+			r = parse_choice(optarg, "--on-unrecoverable", unrecoverable_actions,
+					 &o->reset_on_unrecoverable);
+			break;
+		case 'x':
+			r = parse_choice(optarg, "--poison-method", poison_methods,
+					 &o->poison_corrupt_pfn);
 			break;
 		case 'n':
 			o->guest_no_mce = 1;
@@ -154,50 +189,11 @@ static int parse_options(int argc, char **argv, struct vmm_options *o)
 		case 'R':
 			o->guest_retry_ar = 1;
 			break;
-		case 'L':
-			if (!strcmp(optarg, "page"))
-				o->mce_page_lsb = 1;
-			else if (!strcmp(optarg, "extent"))
-				o->mce_page_lsb = 0;
-			else
-				goto bad;
-			break;
-		case 'u':
-			if (!strcmp(optarg, "reset"))
-				o->reset_on_unrecoverable = 1;
-			else if (!strcmp(optarg, "stop"))
-				o->reset_on_unrecoverable = 0;
-			else
-				goto bad;
+		case 'H':
+			o->poison_vmm_heap = 1;
 			break;
 		case 'M':
 			o->memmap_path = optarg;
-			break;
-		case 'g':
-			if (o->nr_poison == MAX_POISON_HOOKS) {
-				fprintf(stderr, "hwlab-vmm: error: at most %d --poison-gpa\n",
-					MAX_POISON_HOOKS);
-				return -1;
-			}
-			if (parse_u64(optarg, "--poison-gpa", &o->poison_gpas[o->nr_poison]))
-				return -1;
-			o->nr_poison++;
-			break;
-		case 'P':
-			if (parse_u64(optarg, "--poison-pass", &v))
-				return -1;
-			o->poison_pass = v;
-			break;
-		case 'x':
-			if (!strcmp(optarg, "corrupt-pfn"))
-				o->poison_corrupt_pfn = 1;
-			else if (!strcmp(optarg, "madvise"))
-				o->poison_corrupt_pfn = 0;
-			else
-				goto bad;
-			break;
-		case 'H':
-			o->poison_vmm_heap = 1;
 			break;
 		case 'C':
 			exit(check_kvm());
@@ -209,6 +205,8 @@ static int parse_options(int argc, char **argv, struct vmm_options *o)
 			return -1;
 		}
 	}
+	if (r)
+		return -1;
 	if (optind + 1 != argc) {
 		usage(stderr);
 		return -1;
@@ -234,10 +232,6 @@ static int parse_options(int argc, char **argv, struct vmm_options *o)
 			return -1;
 		}
 	return 0;
-bad:
-	fprintf(stderr, "hwlab-vmm: error: bad value '%s'\n", optarg);
-	usage(stderr);
-	return -1;
 }
 
 static volatile sig_atomic_t stop_signal;
