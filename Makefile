@@ -13,9 +13,9 @@ GUEST_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iinclude -ffreestanding
 	-fno-asynchronous-unwind-tables -fcf-protection=none
 GUEST_LDFLAGS := -nostdlib -static -no-pie -Wl,-T,guest/guest.ld -Wl,--build-id=none -Wl,--no-warn-rwx-segments
 
-VMM_PURE := vmm/memslot.c vmm/mce_encode.c vmm/poison_list.c vmm/elf_load.c
-VMM_SRCS := $(VMM_PURE) vmm/mce.c vmm/sigbus.c vmm/report.c vmm/vm.c vmm/vcpu.c \
-	vmm/poison_hook.c vmm/mce_event.c vmm/main.c
+VMM_PURE := vmm/memslot.c vmm/mce_encode.c vmm/poison_list.c vmm/elf_load.c vmm/mce_event.c \
+	vmm/report.c
+VMM_SRCS := $(VMM_PURE) vmm/mce.c vmm/sigbus.c vmm/vm.c vmm/vcpu.c vmm/poison_hook.c vmm/main.c
 VMM_HDRS := $(wildcard vmm/*.h) include/hwlab_abi.h
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/hwpoison-guest
@@ -35,7 +35,7 @@ $(BUILD)/guest.elf: guest/entry.S guest/guest.c guest/guest.ld include/hwlab_abi
 	$(CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ guest/entry.S guest/guest.c
 
 $(BUILD)/unit-tests: $(UNIT_SRCS) $(VMM_PURE) $(VMM_HDRS) tests/unit/unit.h | $(BUILD)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $(UNIT_SRCS) $(VMM_PURE)
+	$(CC) $(CFLAGS) -Itests/unit -pthread -o $@ $(UNIT_SRCS) $(VMM_PURE) vmm/sigbus.c
 
 $(BUILD)/hwpoison-guest: tools/hwpoison-guest.c include/hwlab_abi.h | $(BUILD)
 	$(CC) $(CFLAGS) -static -o $@ $<

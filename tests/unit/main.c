@@ -18,6 +18,7 @@ int main(void)
 	run("MCE encoding", test_mce_encode);
 	run("poisoned-page list", test_poison_list);
 	run("guest ELF loader", test_elf_load);
+	run("SIGBUS event to machine check", test_mce_event);
 	printf("unit: %u passed, %u failed\n", unit_passed, unit_failed);
 	return unit_failed != 0;
 }

@@ -28,5 +28,6 @@ void test_memslot(void);
 void test_mce_encode(void);
 void test_poison_list(void);
 void test_elf_load(void);
+void test_mce_event(void);
 
 #endif
