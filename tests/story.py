@@ -38,7 +38,7 @@ def describe(ev):
     if kind == "guest_retired":
         return (f"guest vCPU {ev['vcpu']} #MC handler: bank {ev['bank']} says GPA "
                 f"{ev['gpa']}, retired {ev['pages']} page(s); matches the injection: "
-                f"{ev['matches_injection']}")
+                f"{'yes' if ev['matches_injection'] else 'NO'}")
     if kind == "guest_pass":
         return None
     if kind == "guest_done":
