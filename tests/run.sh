@@ -40,17 +40,20 @@ else
 	echo "skipped: no usable /dev/kvm on this host ($("$here/build/hwlab-vmm" --check 2>&1 | tail -n 1))"
 fi
 
+# run_checks COMMAND: show its HWLAB-CHECK lines and add them to the totals
+run_checks() {
+	local out
+	out=$("$@")
+	echo "$out" | grep '^HWLAB-CHECK ' | sed 's/^HWLAB-CHECK //'
+	passed=$((passed + $(echo "$out" | grep -c '^HWLAB-CHECK PASS')))
+	failed=$((failed + $(echo "$out" | grep -c '^HWLAB-CHECK FAIL')))
+}
+
 echo "== bad environments (host side)"
-env_out=$("$here/tests/host/bad_environment.sh")
-echo "$env_out" | sed 's/^HWLAB-CHECK //'
-passed=$((passed + $(echo "$env_out" | grep -c '^HWLAB-CHECK PASS')))
-failed=$((failed + $(echo "$env_out" | grep -c '^HWLAB-CHECK FAIL')))
+run_checks "$here/tests/host/bad_environment.sh"
 
 echo "== kernel patches"
-patch_out=$("$here/tests/check-patches.sh")
-echo "$patch_out" | sed 's/^HWLAB-CHECK //'
-passed=$((passed + $(echo "$patch_out" | grep -c '^HWLAB-CHECK PASS')))
-failed=$((failed + $(echo "$patch_out" | grep -c '^HWLAB-CHECK FAIL')))
+run_checks "$here/tests/check-patches.sh"
 
 if [ $# -gt 0 ]; then
 	scenarios=("$@")

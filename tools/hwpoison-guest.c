@@ -220,6 +220,15 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The i-th page of the soak and the report fragment that names it. */
+static uint64_t soak_page(uint64_t first, unsigned int i, char *needle, size_t len)
+{
+	uint64_t gpa = (first & ~(PAGE - 1)) + i * PAGE;
+
+	snprintf(needle, len, "\"gpa\":\"%#" PRIx64 "\"", gpa);
+	return gpa;
+}
+
 static int soak(pid_t pid, const struct slot *s, unsigned int n, uint64_t first,
 		unsigned int events, const char *log, int may_touch)
 {
@@ -230,9 +239,8 @@ static int soak(pid_t pid, const struct slot *s, unsigned int n, uint64_t first,
 	if (!lat)
 		die("out of memory");
 	for (i = 0; i < events; i++) {
-		uint64_t gpa = (first & ~(PAGE - 1)) + i * PAGE, t0, deadline;
+		uint64_t gpa = soak_page(first, i, needle, sizeof(needle)), t0, deadline;
 
-		snprintf(needle, sizeof(needle), "\"gpa\":\"%#" PRIx64 "\"", gpa);
 		t0 = poison(pid, s, n, gpa, may_touch);
 		deadline = t0 + 10ULL * 1000000000ULL;
 		while (!count_in_log(log, "\"event\":\"guest_retired\"", needle) &&
@@ -246,9 +254,7 @@ static int soak(pid_t pid, const struct slot *s, unsigned int n, uint64_t first,
 	}
 	usleep(200 * 1000);	/* late duplicates would show by now */
 	for (i = 0; i < events; i++) {
-		uint64_t gpa = (first & ~(PAGE - 1)) + i * PAGE;
-
-		snprintf(needle, sizeof(needle), "\"gpa\":\"%#" PRIx64 "\"", gpa);
+		soak_page(first, i, needle, sizeof(needle));
 		dup += count_in_log(log, "\"event\":\"guest_retired\"", needle) > 1;
 		dup += count_in_log(log, "\"action\":\"inject\"", needle) > 1;
 	}

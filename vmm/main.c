@@ -213,13 +213,14 @@ static int parse_options(int argc, char **argv, struct vmm_options *o)
 	}
 	o->image_path = argv[optind];
 	if (o->mem_size < (8ULL << 20) || o->mem_size > (3ULL << 30) ||
-	    o->nr_slots < 1 || o->nr_slots > MAX_MEMSLOTS ||
+	    o->nr_slots < 1 ||
 	    o->mem_size % (o->nr_slots * (2ULL << 20))) {
 		fprintf(stderr, "hwlab-vmm: error: --mem must be 8..3072 MiB and a multiple of "
 			"2 MiB per slot (%u slots)\n", o->nr_slots);
 		return -1;
 	}
-	if (o->nr_vcpus < 1 || o->nr_vcpus > GUEST_MAX_VCPUS) {
+	/* parse_u64() already bounded --slots and --vcpus from above */
+	if (o->nr_vcpus < 1) {
 		fprintf(stderr, "hwlab-vmm: error: --vcpus must be 1..%d\n",
 			GUEST_MAX_VCPUS);
 		return -1;

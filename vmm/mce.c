@@ -42,7 +42,7 @@ int mce_setup_vcpu(int kvm_fd, int vcpu_fd, char *err, unsigned long errlen)
  * or a machine check already in progress) into a silent triple fault; look
  * first so the VMM can say what happened.
  */
-const char *mce_guest_not_ready(int vcpu_fd)
+enum mce_guest_state mce_guest_state(int vcpu_fd)
 {
 	struct kvm_sregs sregs;
 	struct {
@@ -51,14 +51,29 @@ const char *mce_guest_not_ready(int vcpu_fd)
 	} msrs = { .hdr.nmsrs = 1, .entry.index = MSR_IA32_MCG_STATUS };
 
 	if (ioctl(vcpu_fd, KVM_GET_SREGS, &sregs) < 0)
-		return "KVM_GET_SREGS failed";
+		return MCE_GUEST_UNKNOWN;
 	if (!(sregs.cr4 & X86_CR4_MCE))
-		return "guest has CR4.MCE clear (no machine-check support)";
+		return MCE_GUEST_NO_MCE;
 	if (ioctl(vcpu_fd, KVM_GET_MSRS, &msrs) != 1)
-		return "KVM_GET_MSRS(MCG_STATUS) failed";
+		return MCE_GUEST_UNKNOWN;
 	if (msrs.entry.data & MCG_STATUS_MCIP)
+		return MCE_GUEST_IN_MCE;
+	return MCE_GUEST_READY;
+}
+
+const char *mce_guest_state_reason(enum mce_guest_state state)
+{
+	switch (state) {
+	case MCE_GUEST_READY:
+		return NULL;
+	case MCE_GUEST_NO_MCE:
+		return "guest has CR4.MCE clear (no machine-check support)";
+	case MCE_GUEST_IN_MCE:
 		return "guest is already handling a machine check (MCG_STATUS.MCIP set)";
-	return NULL;
+	case MCE_GUEST_UNKNOWN:
+		break;
+	}
+	return "cannot read the guest's CR4/MCG_STATUS";
 }
 
 int mce_inject(int vcpu_fd, const struct kvm_x86_mce *mce)

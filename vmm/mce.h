@@ -51,8 +51,17 @@ void mce_encode(enum mce_kind kind, uint64_t gpa, struct kvm_x86_mce *out);
  */
 int mce_setup_vcpu(int kvm_fd, int vcpu_fd, char *err, unsigned long errlen);
 
-/* Why the guest cannot take a machine check now, or NULL if it can. */
-const char *mce_guest_not_ready(int vcpu_fd);
+enum mce_guest_state {
+	MCE_GUEST_READY,
+	MCE_GUEST_NO_MCE,	/* CR4.MCE clear */
+	MCE_GUEST_IN_MCE,	/* MCG_STATUS.MCIP set: handling one already */
+	MCE_GUEST_UNKNOWN,	/* the state could not be read */
+};
+
+/* Whether the guest can take a machine check now. */
+enum mce_guest_state mce_guest_state(int vcpu_fd);
+/* Why a state other than MCE_GUEST_READY keeps the machine check out. */
+const char *mce_guest_state_reason(enum mce_guest_state state);
 
 int mce_inject(int vcpu_fd, const struct kvm_x86_mce *mce);
 

@@ -163,24 +163,34 @@ static int mark_notified(struct vm *vm, const struct gpa_extent *ext)
 	return added;
 }
 
-/* Returns 0 if the vCPU may go on running. */
+#define DELIVER_DEFERRED 1
+
+/*
+ * Returns 0 if the vCPU may go on running, DELIVER_DEFERRED for an AO that
+ * must wait until the guest has finished its current machine check (retried
+ * at the next exit), or -1 when the VM is stopping.
+ */
 static int deliver(struct vcpu *v, struct pending_mce *p)
 {
-	const char *why = mce_guest_not_ready(v->fd);
+	enum mce_guest_state state = mce_guest_state(v->fd);
+	const char *why = mce_guest_state_reason(state);
+	int ao = p->ev.code == BUS_MCEERR_AO;
 
-	if (p->ev.code == BUS_MCEERR_AO && !why && mark_notified(v->vm, &p->ext) == 0) {
+	if (ao && state == MCE_GUEST_IN_MCE)
+		return DELIVER_DEFERRED;	/* one machine check at a time */
+	if (ao && state == MCE_GUEST_READY && mark_notified(v->vm, &p->ext) == 0) {
 		mce_event_report(v, p, "ignore", "guest already got a machine check for this page");
 		return 0;
 	}
-	if (p->ev.code == BUS_MCEERR_AR)
+	if (!ao)
 		mark_notified(v->vm, &p->ext);
 
-	if (why && p->ev.code == BUS_MCEERR_AO && strstr(why, "CR4.MCE")) {
+	if (ao && state == MCE_GUEST_NO_MCE) {
 		/* Nothing consumed the poison yet: keep it isolated, tell no one. */
 		mce_event_report(v, p, "ignore", why);
 		return 0;
 	}
-	if (why) {
+	if (state != MCE_GUEST_READY) {
 		int reset = v->vm->opt->reset_on_unrecoverable &&
 			    v->vm->boot_count <= v->vm->opt->max_resets;
 
@@ -233,7 +243,7 @@ static int handle_action_required(struct vcpu *v)
 	return deliver(v, &p);
 }
 
-/* Deferred AO events whose delivery must wait for the guest's MCIP to clear. */
+/* AO events queued by the monitor thread, and those deferred at the last exit. */
 static int drain_queue(struct vcpu *v)
 {
 	struct pending_mce local[MCE_QUEUE_LEN];
@@ -246,15 +256,12 @@ static int drain_queue(struct vcpu *v)
 	pthread_mutex_unlock(&v->lock);
 
 	for (i = 0; i < n; i++) {
-		const char *why = mce_guest_not_ready(v->fd);
+		int r = deliver(v, &local[i]);
 
-		if (why && strstr(why, "MCIP")) {
-			/* One machine check at a time; retry at the next exit. */
-			local[kept++] = local[i];
-			continue;
-		}
-		if (deliver(v, &local[i]))
+		if (r < 0)
 			return -1;
+		if (r == DELIVER_DEFERRED)
+			local[kept++] = local[i];
 	}
 	if (kept) {
 		pthread_mutex_lock(&v->lock);
