@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "hwlab_abi.h"
+#include "x86_mce.h"
 
 struct exc_frame {
 	uint64_t r15, r14, r13, r12, r11, r10, r9, r8, rbp, rdi, rsi, rdx, rcx, rbx, rax;
@@ -32,21 +33,6 @@ struct mc_extable_entry {
 	uint64_t insn, fixup;
 };
 
-#define MCG_CAP		0x179
-#define MCG_STATUS	0x17a
-#define MCi_STATUS(b)	(0x401 + 4 * (b))
-#define MCi_ADDR(b)	(0x402 + 4 * (b))
-#define MCi_MISC(b)	(0x403 + 4 * (b))
-#define MCG_RIPV	(1ULL << 0)
-#define MCG_EIPV	(1ULL << 1)
-#define MCI_VAL		(1ULL << 63)
-#define MCI_UC		(1ULL << 61)
-#define MCI_MISCV	(1ULL << 59)
-#define MCI_ADDRV	(1ULL << 58)
-#define MCI_PCC		(1ULL << 57)
-#define MCI_AR		(1ULL << 55)
-#define X86_CR4_MCE	(1ULL << 6)
-#define MC_VECTOR	18
 #define MAX_PAGES	(1u << 18)	/* 1 GiB of working set */
 
 extern char exc_stub_0[], exc_stub_1[], exc_stub_2[], exc_stub_3[], exc_stub_4[];
@@ -122,13 +108,50 @@ static void ucall(uint64_t cmd, const char *msg, uint64_t a0, uint64_t a1, uint6
 		     : "memory");
 }
 
-static void __attribute__((noreturn)) fail(const char *why, uint64_t vector, uint64_t rip,
-					   uint64_t mcg, uint64_t mci)
+/* Append src to dst[*n], keeping room for the NUL. */
+static void append(char *dst, size_t *n, size_t len, const char *src)
 {
-	ucall(UCALL_FAIL, why, vector, rip, mcg, mci, 0);
+	while (*src && *n + 1 < len)
+		dst[(*n)++] = *src++;
+	dst[*n] = 0;
+}
+
+static void append_uint(char *dst, size_t *n, size_t len, uint64_t v)
+{
+	char digits[21];
+	int i = sizeof(digits) - 1;
+
+	digits[i] = 0;
+	do
+		digits[--i] = '0' + v % 10;
+	while ((v /= 10) && i > 0);
+	append(dst, n, len, digits + i);
+}
+
+/*
+ * Tell the VMM why this vCPU cannot go on, as "file:line: why" (the KVM
+ * selftests' GUEST_ASSERT style), and stop. Use GUEST_FAIL().
+ */
+static void __attribute__((noreturn)) guest_fail(const char *file, unsigned int line,
+						 const char *why, uint64_t vector, uint64_t rip,
+						 uint64_t mcg, uint64_t mci)
+{
+	char msg[UCALL_MSG_LEN];
+	size_t n = 0;
+
+	msg[0] = 0;
+	append(msg, &n, sizeof(msg), file);
+	append(msg, &n, sizeof(msg), ":");
+	append_uint(msg, &n, sizeof(msg), line);
+	append(msg, &n, sizeof(msg), ": ");
+	append(msg, &n, sizeof(msg), why);
+	ucall(UCALL_FAIL, msg, vector, rip, mcg, mci, 0);
 	for (;;)
 		asm volatile("cli; hlt");
 }
+
+#define GUEST_FAIL(why, vector, rip, mcg, mci) \
+	guest_fail(__FILE__, __LINE__, why, vector, rip, mcg, mci)
 
 static int page_retired(uint64_t idx)
 {
@@ -188,53 +211,56 @@ static void abort_access_to_retired(struct exc_frame *f)
 		fixup_mc_access(f);
 }
 
+/* A machine check this handler cannot recover from, with the bank that says so. */
+#define MC_FAIL(why, mci) GUEST_FAIL(why, X86_MC_VECTOR, f->rip, mcg, mci)
+
 static void machine_check(struct exc_frame *f)
 {
-	uint64_t mcg = rdmsr(MCG_STATUS), banks = rdmsr(MCG_CAP) & 0xff, b;
+	uint64_t mcg = rdmsr(MSR_IA32_MCG_STATUS), b;
+	uint64_t banks = rdmsr(MSR_IA32_MCG_CAP) & MCG_CAP_COUNT_MASK;
 	uint64_t action_required = 0, last_mci = 0;
 
 	for (b = 0; b < banks; b++) {
-		uint64_t st = rdmsr(MCi_STATUS(b)), addr, misc, lsb;
+		uint64_t st = rdmsr(MSR_IA32_MCx_STATUS(b)), addr, misc, lsb;
 
-		if (!(st & MCI_VAL))
+		if (!(st & MCI_STATUS_VAL))
 			continue;
 		last_mci = st;
-		if (!(st & MCI_UC))
+		if (!(st & MCI_STATUS_UC))
 			goto clear;	/* corrected: nothing to retire */
-		if ((st & MCI_PCC) || !(st & MCI_ADDRV) || !(st & MCI_MISCV))
-			fail("machine check without a usable address", MC_VECTOR, f->rip, mcg, st);
-		addr = rdmsr(MCi_ADDR(b));
-		misc = rdmsr(MCi_MISC(b));
-		if (((misc >> 6) & 7) != 2)
-			fail("machine check address is not physical", MC_VECTOR, f->rip, mcg, st);
-		lsb = misc & 0x3f;
+		if ((st & MCI_STATUS_PCC) || !(st & MCI_STATUS_ADDRV) || !(st & MCI_STATUS_MISCV))
+			MC_FAIL("machine check without a usable address", st);
+		addr = rdmsr(MSR_IA32_MCx_ADDR(b));
+		misc = rdmsr(MSR_IA32_MCx_MISC(b));
+		if (MCI_MISC_ADDR_MODE(misc) != MCI_MISC_ADDR_PHYS)
+			MC_FAIL("machine check address is not physical", st);
+		lsb = misc & MCI_MISC_LSB_MASK;
 		addr &= ~((1ULL << lsb) - 1);
 		retire(addr, 1ULL << lsb);
 		ucall(UCALL_RETIRED, NULL, addr, (1ULL << lsb) / GUEST_PAGE_SIZE, st, mcg, b);
-		action_required |= st & MCI_AR;
+		action_required |= st & MCI_STATUS_AR;
 clear:
-		wrmsr(MCi_STATUS(b), 0);
+		wrmsr(MSR_IA32_MCx_STATUS(b), 0);
 	}
-	if (!(mcg & MCG_RIPV))
-		fail("machine check with RIPV clear: cannot resume", MC_VECTOR, f->rip, mcg, last_mci);
+	if (!(mcg & MCG_STATUS_RIPV))
+		MC_FAIL("machine check with RIPV clear: cannot resume", last_mci);
 	if (!action_required)
 		abort_access_to_retired(f);
 	else if (boot->flags & HWLAB_BOOT_RETRY_AR)
 		;	/* test: a buggy handler goes back into the poison */
 	else if (!fixup_mc_access(f))
-		fail("poison consumed outside a machine-check-safe access", MC_VECTOR, f->rip, mcg,
-		     last_mci);
+		MC_FAIL("poison consumed outside a machine-check-safe access", last_mci);
 	if (!(boot->flags & HWLAB_BOOT_KEEP_MCIP))
-		wrmsr(MCG_STATUS, 0);	/* clear MCIP: ready for the next one */
+		wrmsr(MSR_IA32_MCG_STATUS, 0);	/* clear MCIP: ready for the next one */
 }
 
 void exception_dispatch(struct exc_frame *f)
 {
-	if (f->vector == MC_VECTOR) {
+	if (f->vector == X86_MC_VECTOR) {
 		machine_check(f);
 		return;
 	}
-	fail("unexpected exception", f->vector, f->rip, f->error, 0);
+	GUEST_FAIL("unexpected exception", f->vector, f->rip, f->error, 0);
 }
 
 static void setup_idt(void)
@@ -300,7 +326,7 @@ void guest_main(uint64_t id, const struct hwlab_boot_info *bi)
 	uint64_t pages, per_vcpu, first, last, pass, checked = 0, errors = 0, idx;
 
 	if (bi->magic != HWLAB_BOOT_MAGIC)
-		fail("bad boot info magic", 0, 0, 0, 0);
+		GUEST_FAIL("bad boot info magic", 0, 0, 0, 0);
 	if (id == 0) {
 		boot = bi;
 		setup_idt();
@@ -312,7 +338,7 @@ void guest_main(uint64_t id, const struct hwlab_boot_info *bi)
 	if (!(bi->flags & HWLAB_BOOT_NO_MCE))
 		enable_machine_checks();
 	if (vcpu_id() != id)
-		fail("per-cpu block does not match the vCPU id", 0, 0, 0, 0);
+		GUEST_FAIL("per-cpu block does not match the vCPU id", 0, 0, 0, 0);
 
 	pages = bi->workset_size / GUEST_PAGE_SIZE;
 	if (pages > MAX_PAGES)
