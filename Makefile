@@ -13,13 +13,16 @@ GUEST_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iinclude -ffreestanding
 	-fno-asynchronous-unwind-tables -fcf-protection=none
 GUEST_LDFLAGS := -nostdlib -static -no-pie -Wl,-T,guest/guest.ld -Wl,--build-id=none -Wl,--no-warn-rwx-segments
 
-VMM_PURE := vmm/memslot.c vmm/mce_encode.c vmm/poison_list.c vmm/elf_load.c vmm/mce_event.c \
-	vmm/report.c
-VMM_SRCS := $(VMM_PURE) vmm/mce.c vmm/sigbus.c vmm/vm.c vmm/vcpu.c vmm/poison_hook.c vmm/main.c
-VMM_HDRS := $(wildcard vmm/*.h) include/hwlab_abi.h
+# lib/: hosted code the VMM and the tools share (messages, clock, numbers,
+# the memslot table format, pagemap and the debugfs injectors).
+LIB_SRCS := $(wildcard lib/*.c)
+# vmm/ without main.c is a library too: the unit tests link the same objects.
+VMM_SRCS := $(filter-out vmm/main.c,$(wildcard vmm/*.c))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/hwpoison-guest
 SCENARIOS := $(wildcard tests/integration/scenarios/*.sh)
+OBJ := $(BUILD)/obj
+HOST_CFLAGS := $(CFLAGS) -Ilib -MMD -MP
 
 all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/unit-tests $(BUILD)/madvise_sigbus \
 	$(BUILD)/hwpoison-guest
@@ -27,21 +30,36 @@ all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/unit-tests $(BUILD)/madvise_
 $(BUILD):
 	mkdir -p $@
 
+$(OBJ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -pthread -c -o $@ $<
+
+$(BUILD)/libhwlab.a: $(LIB_SRCS:%.c=$(OBJ)/%.o)
+	$(AR) rcs $@ $^
+
+$(BUILD)/libvmm.a: $(VMM_SRCS:%.c=$(OBJ)/%.o)
+	$(AR) rcs $@ $^
+
 # Static: the outer VM's initramfs has no libc.
-$(BUILD)/hwlab-vmm: $(VMM_SRCS) $(VMM_HDRS) | $(BUILD)
-	$(CC) $(CFLAGS) -static -pthread -o $@ $(VMM_SRCS)
+$(BUILD)/hwlab-vmm: $(OBJ)/vmm/main.o $(BUILD)/libvmm.a $(BUILD)/libhwlab.a
+	$(CC) -static -pthread -o $@ $^
 
-$(BUILD)/guest.elf: guest/entry.S guest/guest.c guest/guest.ld include/hwlab_abi.h | $(BUILD)
-	$(CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ guest/entry.S guest/guest.c
+$(BUILD)/unit-tests: $(UNIT_SRCS:%.c=$(OBJ)/%.o) $(BUILD)/libvmm.a $(BUILD)/libhwlab.a
+	$(CC) -pthread -o $@ $^
 
-$(BUILD)/unit-tests: $(UNIT_SRCS) $(VMM_PURE) $(VMM_HDRS) tests/unit/unit.h | $(BUILD)
-	$(CC) $(CFLAGS) -Itests/unit -pthread -o $@ $(UNIT_SRCS) $(VMM_PURE) vmm/sigbus.c
+$(OBJ)/tests/unit/%.o: HOST_CFLAGS += -Itests/unit
 
-$(BUILD)/hwpoison-guest: tools/hwpoison-guest.c include/hwlab_abi.h | $(BUILD)
-	$(CC) $(CFLAGS) -static -o $@ $<
+$(BUILD)/hwpoison-guest: $(OBJ)/tools/hwpoison-guest.o $(BUILD)/libhwlab.a
+	$(CC) -static -o $@ $^
 
 $(BUILD)/madvise_sigbus: tests/integration/madvise_sigbus.c | $(BUILD)
 	$(CC) $(CFLAGS) -static -o $@ $<
+
+$(BUILD)/guest.elf: guest/entry.S guest/guest.c guest/guest.ld include/hwlab_abi.h \
+		include/x86_mce.h | $(BUILD)
+	$(CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ guest/entry.S guest/guest.c
+
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
 kernel:
 	scripts/build-kernel.sh $(BUILD)

@@ -24,9 +24,6 @@
 #define GUEST_SEL_CODE		0x08
 #define GUEST_SEL_DATA		0x10
 
-/* Where the VMM publishes its memslot table for tools/hwpoison-guest. */
-#define HWLAB_MEMMAP_FMT	"/tmp/hwlab-vmm.%d.memmap"
-
 #define HWLAB_BOOT_MAGIC	0x4857504f49534f4eULL	/* "HWPOISON" */
 #define HWLAB_BOOT_NO_MCE	(1u << 0)	/* leave CR4.MCE clear */
 #define HWLAB_BOOT_KEEP_MCIP	(1u << 1)	/* a buggy #MC handler: never clears MCIP */
@@ -55,7 +52,8 @@ enum hwlab_ucall_cmd {
 	UCALL_RETIRED,		/* args: gpa, pages, mci_status, mcg_status; arg4: bank */
 	UCALL_PASS,		/* args: pass, pages_checked, pages_retired, errors */
 	UCALL_DONE,		/* args: passes, pages_checked, pages_retired, errors */
-	UCALL_FAIL,		/* msg; args: vector, rip, mcg_status, mci_status */
+	UCALL_FAIL,		/* msg "file:line: why"; args: vector, rip, mcg_status,
+				 * mci_status */
 };
 
 #define UCALL_MSG_LEN		96

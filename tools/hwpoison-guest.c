@@ -25,76 +25,42 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "hwlab_abi.h"
+#include "clock.h"
+#include "hwpoison_inject.h"
+#include "log.h"
+#include "memmap.h"
+#include "parse_num.h"
 
 #define PAGE 4096ULL
 
-struct slot {
-	uint64_t gpa, size, hva;
-};
-
-static const char *debugfs = "/sys/kernel/debug";
+static const char *debugfs = HWLAB_DEBUGFS;
 static int use_corrupt_va;	/* kernel patch 0002: by pid and address, no pagemap */
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-#include <stdarg.h>
-static void die(const char *fmt, ...)
+static void read_memmap(const char *path, pid_t pid, struct memmap *m)
 {
-	va_list ap;
-
-	fprintf(stderr, "hwpoison-guest: error: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static unsigned int read_memmap(const char *path, pid_t pid, struct slot *slots, unsigned int max)
-{
-	char line[256];
-	unsigned int n = 0;
+	char err[128];
 	FILE *f = fopen(path, "r");
 
 	if (!f)
 		die("no memslot table %s for pid %d (%s): is it a running hwlab-vmm?", path, pid,
 		    strerror(errno));
-	while (fgets(line, sizeof(line), f) && n < max) {
-		unsigned int id;
-
-		if (line[0] == '#')
-			continue;
-		if (sscanf(line, "%u %" SCNx64 " %" SCNx64 " %" SCNx64, &id, &slots[n].gpa,
-			   &slots[n].size, &slots[n].hva) == 4)
-			n++;
-	}
+	if (memmap_read(f, m, err, sizeof(err)))
+		die("memslot table %s is malformed: %s", path, err);
 	fclose(f);
-	if (!n)
-		die("memslot table %s is empty or malformed", path);
-	return n;
+	if (m->pid && m->pid != pid)
+		die("memslot table %s was written by pid %d, not %d", path, (int)m->pid, pid);
 }
 
-static uint64_t gpa_to_hva(const struct slot *s, unsigned int n, uint64_t gpa, pid_t pid)
+static uint64_t gpa_to_hva(const struct memmap *m, uint64_t gpa, pid_t pid)
 {
-	unsigned int i;
+	const struct memmap_slot *s = memmap_find_gpa(m, gpa), *last = &m->slots[m->count - 1];
 
-	for (i = 0; i < n; i++)
-		if (gpa >= s[i].gpa && gpa - s[i].gpa < s[i].size)
-			return s[i].hva + (gpa - s[i].gpa);
-	die("GPA %#" PRIx64 " is not in the guest RAM of pid %d (RAM ends at %#" PRIx64 ")", gpa,
-	    pid, s[n - 1].gpa + s[n - 1].size);
+	if (!s)
+		die("GPA %#" PRIx64 " is not in the guest RAM of pid %d (RAM ends at %#" PRIx64 ")",
+		    gpa, pid, last->gpa + last->size);
+	return s->hva + (gpa - s->gpa);
 }
 
 /* Fault the page in by rewriting its first byte through /proc/PID/mem. */
@@ -113,85 +79,44 @@ static void touch(pid_t pid, uint64_t hva)
 
 static uint64_t hva_to_pfn(pid_t pid, uint64_t hva, uint64_t gpa, int may_touch)
 {
-	char path[64];
-	uint64_t entry;
-	int fd;
+	char err[256];
+	uint64_t pfn;
 
-	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
 	for (;;) {
-		fd = open(path, O_RDONLY);
-		if (fd < 0)
-			die("cannot open %s: %s", path, strerror(errno));
-		if (pread(fd, &entry, sizeof(entry), hva / PAGE * sizeof(entry)) != sizeof(entry))
-			die("cannot read %s: %s", path, strerror(errno));
-		close(fd);
-		if (entry & (1ULL << 63))
-			break;
-		if (entry & (1ULL << 62))
+		switch (pagemap_lookup(pid, hva, &pfn, err, sizeof(err))) {
+		case PAGEMAP_PRESENT:
+			return pfn;
+		case PAGEMAP_SWAPPED:
 			die("GPA %#" PRIx64 " is swapped out; nothing to poison", gpa);
-		if (!may_touch)
-			die("GPA %#" PRIx64 " (hva %#" PRIx64 ") is not present: the guest never "
-			    "touched it (use --touch to fault it in first)", gpa, hva);
-		touch(pid, hva);
-		may_touch = 0;
+		case PAGEMAP_NOT_PRESENT:
+			if (!may_touch)
+				die("GPA %#" PRIx64 " (hva %#" PRIx64 ") is not present: the guest "
+				    "never touched it (use --touch to fault it in first)", gpa, hva);
+			touch(pid, hva);
+			may_touch = 0;
+			break;
+		default:
+			die("%s", err);
+		}
 	}
-	entry &= (1ULL << 55) - 1;
-	if (!entry)
-		die("%s shows no PFNs: reading them needs CAP_SYS_ADMIN (run as root)", path);
-	return entry;
 }
 
-static void corrupt_pfn(uint64_t pfn)
+static uint64_t poison(pid_t pid, const struct memmap *m, uint64_t gpa, int may_touch)
 {
-	char path[256], buf[32];
-	int fd, len;
-
-	snprintf(path, sizeof(path), "%s/hwpoison/corrupt-pfn", debugfs);
-	fd = open(path, O_WRONLY);
-	if (fd < 0) {
-		struct stat st;
-		char dir[256];
-
-		snprintf(dir, sizeof(dir), "%s/hwpoison", debugfs);
-		if (errno == ENOENT && stat(dir, &st))
-			die("%s does not exist: mount debugfs (mount -t debugfs none %s) on a "
-			    "kernel with CONFIG_HWPOISON_INJECT", dir, debugfs);
-		die("cannot open %s: %s", path, strerror(errno));
-	}
-	len = snprintf(buf, sizeof(buf), "%#" PRIx64 "\n", pfn);
-	if (write(fd, buf, len) != len)
-		die("writing %#" PRIx64 " to %s: %s", pfn, path, strerror(errno));
-	close(fd);
-}
-
-static void corrupt_va(pid_t pid, uint64_t hva)
-{
-	char path[256], buf[64];
-	int fd, len;
-
-	snprintf(path, sizeof(path), "%s/hwpoison/corrupt-va", debugfs);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		die("cannot open %s: %s (the kernel needs patch 0002 for corrupt-va)", path,
-		    strerror(errno));
-	len = snprintf(buf, sizeof(buf), "%d %#" PRIx64 "\n", pid, hva);
-	if (write(fd, buf, len) != len)
-		die("writing '%d %#" PRIx64 "' to %s: %s", pid, hva, path, strerror(errno));
-	close(fd);
-}
-
-static uint64_t poison(pid_t pid, const struct slot *s, unsigned int n, uint64_t gpa, int may_touch)
-{
-	uint64_t hva = gpa_to_hva(s, n, gpa, pid) & ~(PAGE - 1);
+	uint64_t hva = gpa_to_hva(m, gpa, pid) & ~(PAGE - 1);
 	uint64_t pfn = use_corrupt_va ? 0 : hva_to_pfn(pid, hva, gpa, may_touch);
-	uint64_t t = now_ns();
+	uint64_t t = monotonic_ns();
+	char err[300];
+	int r;
 
 	if (kill(pid, 0))
 		die("pid %d is gone", pid);
 	if (use_corrupt_va)
-		corrupt_va(pid, hva);
+		r = hwpoison_corrupt_va(debugfs, pid, hva, err, sizeof(err));
 	else
-		corrupt_pfn(pfn);
+		r = hwpoison_corrupt_pfn(debugfs, pfn, err, sizeof(err));
+	if (r)
+		die("%s", err);
 	printf("{\"event\":\"poison\",\"pid\":%d,\"gpa\":\"%#" PRIx64 "\",\"hva\":\"%#" PRIx64
 	       "\",\"pfn\":\"%#" PRIx64 "\"}\n", pid, (uint64_t)(gpa & ~(PAGE - 1)), hva, pfn);
 	fflush(stdout);
@@ -229,7 +154,7 @@ static uint64_t soak_page(uint64_t first, unsigned int i, char *needle, size_t l
 	return gpa;
 }
 
-static int soak(pid_t pid, const struct slot *s, unsigned int n, uint64_t first,
+static int soak(pid_t pid, const struct memmap *m, uint64_t first,
 		unsigned int events, const char *log, int may_touch)
 {
 	uint64_t *lat = calloc(events, sizeof(*lat));
@@ -241,16 +166,16 @@ static int soak(pid_t pid, const struct slot *s, unsigned int n, uint64_t first,
 	for (i = 0; i < events; i++) {
 		uint64_t gpa = soak_page(first, i, needle, sizeof(needle)), t0, deadline;
 
-		t0 = poison(pid, s, n, gpa, may_touch);
+		t0 = poison(pid, m, gpa, may_touch);
 		deadline = t0 + 10ULL * 1000000000ULL;
 		while (!count_in_log(log, "\"event\":\"guest_retired\"", needle) &&
-		       now_ns() < deadline)
+		       monotonic_ns() < deadline)
 			usleep(200);
-		if (now_ns() >= deadline) {
+		if (monotonic_ns() >= deadline) {
 			lost++;
 			continue;
 		}
-		lat[acked++] = now_ns() - t0;
+		lat[acked++] = monotonic_ns() - t0;
 	}
 	usleep(200 * 1000);	/* late duplicates would show by now */
 	for (i = 0; i < events; i++) {
@@ -274,6 +199,10 @@ static void usage(FILE *f)
 		   "       hwpoison-guest --soak N --log VMM_REPORT [...] PID FIRST_GPA\n");
 }
 
+/* The kernel's PID_MAX_LIMIT on 64-bit; pid_max cannot be set above it. */
+#define PID_MAX_LIMIT	(4 * 1024 * 1024)
+#define SOAK_MAX	1000000
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -281,18 +210,17 @@ int main(int argc, char **argv)
 		{ "soak", 1, 0, 's' }, { "log", 1, 0, 'l' }, { "corrupt-va", 0, 0, 'v' },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
-	const char *memmap = NULL, *log = NULL;
-	char memmap_default[64], *end;
-	unsigned int events = 0, n;
-	struct slot slots[16];
+	const char *memmap_path = NULL, *log = NULL;
+	char memmap_default[64];
+	static struct memmap m;
 	int may_touch = 0, c;
-	uint64_t gpa;
-	long pid;
+	uint64_t gpa, pid, events = 0;
 
+	log_prog = "hwpoison-guest";
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
-			memmap = optarg;
+			memmap_path = optarg;
 			break;
 		case 'd':
 			debugfs = optarg;
@@ -304,9 +232,8 @@ int main(int argc, char **argv)
 			use_corrupt_va = 1;
 			break;
 		case 's':
-			events = strtoul(optarg, &end, 0);
-			if (*end || !events)
-				die("--soak takes a positive count, not '%s'", optarg);
+			if (parse_u64(optarg, SOAK_MAX, &events) || !events)
+				die("--soak takes a count from 1 to %d, not '%s'", SOAK_MAX, optarg);
 			break;
 		case 'l':
 			log = optarg;
@@ -323,22 +250,19 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	pid = strtol(argv[optind], &end, 10);
-	if (*end || pid <= 0)
+	if (parse_u64(argv[optind], PID_MAX_LIMIT, &pid) || !pid)
 		die("'%s' is not a pid", argv[optind]);
-	errno = 0;
-	gpa = strtoull(argv[optind + 1], &end, 0);
-	if (*end || errno)
+	if (parse_u64(argv[optind + 1], UINT64_MAX, &gpa))
 		die("'%s' is not a guest-physical address", argv[optind + 1]);
 	if (kill(pid, 0) && errno == ESRCH)
-		die("pid %ld: no such process", pid);
-	if (!memmap) {
-		snprintf(memmap_default, sizeof(memmap_default), HWLAB_MEMMAP_FMT, (int)pid);
-		memmap = memmap_default;
+		die("pid %d: no such process", (int)pid);
+	if (!memmap_path) {
+		memmap_default_path(memmap_default, sizeof(memmap_default), pid);
+		memmap_path = memmap_default;
 	}
-	n = read_memmap(memmap, pid, slots, 16);
+	read_memmap(memmap_path, pid, &m);
 	if (events)
-		return soak(pid, slots, n, gpa, events, log, may_touch);
-	poison(pid, slots, n, gpa, may_touch);
+		return soak(pid, &m, gpa, events, log, may_touch);
+	poison(pid, &m, gpa, may_touch);
 	return 0;
 }

@@ -2,39 +2,33 @@
 #include "mce.h"
 
 #include <errno.h>
-#include <stdio.h>
-#include <string.h>
 #include <sys/ioctl.h>
 
-#define X86_CR4_MCE (1ULL << 6)
+#include "kvm_ioctl.h"
+#include "log.h"
+#include "vm.h"
 
-int mce_setup_vcpu(int kvm_fd, int vcpu_fd, char *err, unsigned long errlen)
+int mce_setup_vcpu(int kvm_fd, const struct vcpu *v)
 {
 	uint64_t supported = 0, cap = HWLAB_MCG_CAP;
 	uint64_t want_flags = MCG_CTL_P | MCG_SER_P;
 	/* KVM_CAP_MCE answers with the most banks KVM_X86_SETUP_MCE accepts. */
-	int max_banks = ioctl(kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_MCE);
+	int max_banks = kvm_ioctl(kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_MCE);
 
-	if (max_banks <= 0) {
-		snprintf(err, errlen, "KVM has no KVM_CAP_MCE: cannot give the guest machine checks");
+	if (max_banks < 0)
+		return -1;
+	if (max_banks == 0) {
+		pr_err("KVM has no KVM_CAP_MCE: cannot give the guest machine checks");
 		return -1;
 	}
-	if (ioctl(kvm_fd, KVM_X86_GET_MCE_CAP_SUPPORTED, &supported) < 0) {
-		snprintf(err, errlen, "KVM_X86_GET_MCE_CAP_SUPPORTED: %s", strerror(errno));
+	if (kvm_ioctl(kvm_fd, KVM_X86_GET_MCE_CAP_SUPPORTED, &supported) < 0)
 		return -1;
-	}
 	if ((supported & want_flags) != want_flags || max_banks < HWLAB_MCE_BANKS) {
-		snprintf(err, errlen,
-			 "KVM supports MCG_CAP flags %#llx and %d banks; need MCG_CTL_P|MCG_SER_P "
-			 "and %d banks", (unsigned long long)supported, max_banks, HWLAB_MCE_BANKS);
+		pr_err("KVM supports MCG_CAP flags %#llx and %d banks; need MCG_CTL_P|MCG_SER_P "
+		       "and %d banks", (unsigned long long)supported, max_banks, HWLAB_MCE_BANKS);
 		return -1;
 	}
-	if (ioctl(vcpu_fd, KVM_X86_SETUP_MCE, &cap) < 0) {
-		snprintf(err, errlen, "KVM_X86_SETUP_MCE(%#llx): %s",
-			 (unsigned long long)cap, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return vcpu_ioctl(v, KVM_X86_SETUP_MCE, &cap) < 0 ? -1 : 0;
 }
 
 /*
@@ -42,7 +36,7 @@ int mce_setup_vcpu(int kvm_fd, int vcpu_fd, char *err, unsigned long errlen)
  * or a machine check already in progress) into a silent triple fault; look
  * first so the VMM can say what happened.
  */
-enum mce_guest_state mce_guest_state(int vcpu_fd)
+enum mce_guest_state mce_guest_state(const struct vcpu *v)
 {
 	struct kvm_sregs sregs;
 	struct {
@@ -50,11 +44,11 @@ enum mce_guest_state mce_guest_state(int vcpu_fd)
 		struct kvm_msr_entry entry;
 	} msrs = { .hdr.nmsrs = 1, .entry.index = MSR_IA32_MCG_STATUS };
 
-	if (ioctl(vcpu_fd, KVM_GET_SREGS, &sregs) < 0)
+	if (vcpu_ioctl(v, KVM_GET_SREGS, &sregs) < 0)
 		return MCE_GUEST_UNKNOWN;
 	if (!(sregs.cr4 & X86_CR4_MCE))
 		return MCE_GUEST_NO_MCE;
-	if (ioctl(vcpu_fd, KVM_GET_MSRS, &msrs) != 1)
+	if (vcpu_get_msrs(v->fd, v->id, &msrs.hdr))
 		return MCE_GUEST_UNKNOWN;
 	if (msrs.entry.data & MCG_STATUS_MCIP)
 		return MCE_GUEST_IN_MCE;
@@ -73,10 +67,24 @@ const char *mce_guest_state_reason(enum mce_guest_state state)
 	case MCE_GUEST_UNKNOWN:
 		break;
 	}
-	return "cannot read the guest's CR4/MCG_STATUS";
+	return "cannot read the guest's CR4/MCG_STATUS (KVM_GET_SREGS/KVM_GET_MSRS failed)";
 }
 
-int mce_inject(int vcpu_fd, const struct kvm_x86_mce *mce)
+int mce_inject(const struct vcpu *v, const struct kvm_x86_mce *mce)
 {
-	return ioctl(vcpu_fd, KVM_X86_SET_MCE, mce);
+	return vcpu_ioctl(v, KVM_X86_SET_MCE, mce) < 0 ? -1 : 0;
+}
+
+int mce_reset_vcpu(const struct vcpu *v)
+{
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry e[2];
+	} msrs = {
+		.hdr.nmsrs = 2,
+		.e = { { .index = MSR_IA32_MCG_STATUS },
+		       { .index = MSR_IA32_MCx_STATUS(HWLAB_MCE_BANK) } },
+	};
+
+	return vcpu_set_msrs(v->fd, v->id, &msrs.hdr);
 }

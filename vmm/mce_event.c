@@ -1,23 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
-/* From a recorded SIGBUS to the machine check that describes it, and its report. */
-#include "vmm.h"
+#include "mce_event.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "clock.h"
+#include "hwlab_abi.h"
+#include "mce.h"
 #include "report.h"
 
-int mce_event_prepare(struct vm *vm, const struct sigbus_event *ev, struct pending_mce *p)
+int mce_event_prepare(const struct memslot_table *mem, int page_lsb, const struct sigbus_event *ev,
+		      struct pending_mce *p)
 {
-	int added;
+	enum mce_kind kind = ev->code == BUS_MCEERR_AR ? MCE_AR : MCE_AO;
 
 	*p = (struct pending_mce) { .ev = *ev };
-	if (memslot_translate(&vm->mem, ev->addr, ev->lsb, &p->ext))
+	if (memslot_translate(mem, ev->addr, ev->lsb, &p->ext)) {
+		p->ext.slot = NULL;
 		return -1;
-	pthread_mutex_lock(&vm->poison_lock);
-	added = poison_list_add(&vm->poison, p->ext.gpa, p->ext.len);
-	pthread_mutex_unlock(&vm->poison_lock);
-	if (p->ext.len > GUEST_PAGE_SIZE && vm->opt->mce_page_lsb) {
+	}
+	if (p->ext.len > GUEST_PAGE_SIZE && page_lsb) {
 		/*
 		 * Linux guests ignore an address whose LSB is above PAGE_SHIFT
 		 * (mce_usable_address()): name the 4 KiB page at si_addr, with
@@ -26,25 +28,25 @@ int mce_event_prepare(struct vm *vm, const struct sigbus_event *ev, struct pendi
 		const struct memslot *s = p->ext.slot;
 		uint64_t page = s->gpa + ((ev->addr - (uintptr_t)s->hva) & ~(GUEST_PAGE_SIZE - 1));
 
-		mce_encode(ev->code == BUS_MCEERR_AR ? MCE_AR : MCE_AO, page, &p->mce);
+		mce_encode(kind, page, &p->mce);
 	} else {
-		mce_encode(ev->code == BUS_MCEERR_AR ? MCE_AR : MCE_AO, p->ext.gpa, &p->mce);
+		mce_encode(kind, p->ext.gpa, &p->mce);
 		/* A huge page is lost whole: say so in MCi_MISC's address LSB. */
 		if (p->ext.len > GUEST_PAGE_SIZE)
-			p->mce.misc = (p->mce.misc & ~0x3fULL) | ev->lsb;
+			p->mce.misc = (p->mce.misc & ~MCI_MISC_LSB_MASK) | ev->lsb;
 	}
-	return added;
+	return 0;
 }
 
-void mce_event_report(const struct vcpu *v, const struct pending_mce *p, const char *action,
+void mce_event_report(int vcpu_id, const struct pending_mce *p, const char *action,
 		      const char *reason)
 {
 	char gpa[24] = "null", vcpu[12] = "null", mce[192] = "";
 
 	if (p->ext.slot)
 		snprintf(gpa, sizeof(gpa), "\"%#llx\"", (unsigned long long)p->ext.gpa);
-	if (v)
-		snprintf(vcpu, sizeof(vcpu), "%u", v->id);
+	if (vcpu_id != MCE_EVENT_NO_VCPU)
+		snprintf(vcpu, sizeof(vcpu), "%d", vcpu_id);
 	/* The machine check that was (or would have been) injected. */
 	if (p->ext.slot && strcmp(action, "ignore"))
 		snprintf(mce, sizeof(mce),

@@ -31,6 +31,16 @@ int memslot_translate(const struct memslot_table *t, uintptr_t hva, unsigned int
 	return -1;
 }
 
+const struct memslot *memslot_find_gpa(const struct memslot_table *t, uint64_t gpa)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->count; i++)
+		if (gpa >= t->slots[i].gpa && gpa - t->slots[i].gpa < t->slots[i].size)
+			return &t->slots[i];
+	return NULL;
+}
+
 void *memslot_gpa_to_hva(const struct memslot_table *t, uint64_t gpa, uint64_t len)
 {
 	unsigned int i;

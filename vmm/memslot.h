@@ -45,6 +45,8 @@ struct gpa_extent {
 int memslot_translate(const struct memslot_table *t, uintptr_t hva, unsigned int lsb,
 		      struct gpa_extent *out);
 
+/* The slot that holds gpa, or NULL. */
+const struct memslot *memslot_find_gpa(const struct memslot_table *t, uint64_t gpa);
 /* GPA -> HVA for [gpa, gpa + len) inside one slot, or NULL. */
 void *memslot_gpa_to_hva(const struct memslot_table *t, uint64_t gpa, uint64_t len);
 

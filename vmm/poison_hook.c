@@ -6,7 +6,7 @@
  * Both end in the kernel's memory_failure(), as a real memory error would.
  */
 #define _GNU_SOURCE
-#include "vmm.h"
+#include "poison_hook.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,43 +15,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "hwpoison_inject.h"
 #include "report.h"
-
-#define CORRUPT_PFN "/sys/kernel/debug/hwpoison/corrupt-pfn"
-
-static int hva_to_pfn(void *hva, uint64_t *pfn)
-{
-	uint64_t entry;
-	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	off_t off = ((uintptr_t)hva / 4096) * sizeof(entry);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = pread(fd, &entry, sizeof(entry), off);
-	close(fd);
-	if (n != sizeof(entry) || !(entry & (1ULL << 63)))
-		return -1;
-	*pfn = entry & ((1ULL << 55) - 1);
-	return *pfn ? 0 : -1;	/* 0: pagemap hides PFNs from non-root */
-}
-
-static int corrupt_pfn(uint64_t pfn)
-{
-	char buf[32];
-	int fd = open(CORRUPT_PFN, O_WRONLY | O_CLOEXEC);
-	int len = snprintf(buf, sizeof(buf), "%#llx\n", (unsigned long long)pfn);
-	int ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, buf, len) == len;
-	close(fd);
-	return ok ? 0 : -1;
-}
+#include "vm.h"
 
 static int expect_early_kill(const struct vmm_options *opt)
 {
@@ -60,32 +28,13 @@ static int expect_early_kill(const struct vmm_options *opt)
 
 	if (opt->mce_kill >= 0)
 		return opt->mce_kill == PR_MCE_KILL_EARLY;
-	fd = open("/proc/sys/vm/memory_failure_early_kill", O_RDONLY);
+	fd = open("/proc/sys/vm/memory_failure_early_kill", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		if (read(fd, &c, 1) != 1)
 			c = '0';
 		close(fd);
 	}
 	return c == '1';
-}
-
-/*
- * With early kill the kernel queues BUS_MCEERR_AO to the monitor thread; wait
- * until it has been turned into an injection for this vCPU, so the guest is
- * told before it runs on (otherwise it might consume the poison first and
- * the scenario would test the AR path instead).
- */
-static void wait_for_ao(struct vcpu *v, unsigned int want)
-{
-	struct timespec deadline;
-
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += 5;
-	pthread_mutex_lock(&v->lock);
-	while (v->queue_len < want &&
-	       pthread_cond_timedwait(&v->queued, &v->lock, &deadline) != ETIMEDOUT)
-		;
-	pthread_mutex_unlock(&v->lock);
 }
 
 /*
@@ -115,17 +64,38 @@ static int poison_own_heap(const struct vmm_options *opt)
 	return heap[0];	/* consumes the poison: SIGBUS AR, fatal */
 }
 
+/* Poison the page at hva; 0, or -1 with a reason in err. */
+static int poison_page(const struct vmm_options *opt, uint8_t *hva, uint64_t *pfn, char *err,
+		       size_t errlen)
+{
+	if (!opt->poison_corrupt_pfn) {
+		if (!madvise(hva, 4096, MADV_HWPOISON))
+			return 0;
+		snprintf(err, errlen, "madvise(MADV_HWPOISON): %s", strerror(errno));
+		return -1;
+	}
+	switch (pagemap_lookup(0, (uintptr_t)hva, pfn, err, errlen)) {
+	case PAGEMAP_PRESENT:
+		return hwpoison_corrupt_pfn(NULL, *pfn, err, errlen);
+	case PAGEMAP_NOT_PRESENT:
+	case PAGEMAP_SWAPPED:
+		snprintf(err, errlen, "no PFN in /proc/self/pagemap (not present)");
+		return -1;
+	default:
+		return -1;	/* err says why */
+	}
+}
+
 int poison_hook_run(struct vcpu *v)
 {
 	const struct vmm_options *opt = v->vm->opt;
 	unsigned int i, expected = 0;
 
 	for (i = 0; i < opt->nr_poison; i++) {
-		uint64_t gpa = opt->poison_gpas[i];
+		uint64_t gpa = opt->poison_gpas[i], pfn = 0;
 		uint8_t *hva = memslot_gpa_to_hva(&v->vm->mem, gpa, 1);
 		const char *method = opt->poison_corrupt_pfn ? "corrupt-pfn" : "madvise";
-		uint64_t pfn = 0;
-		int r;
+		char err[256], reason[300];
 
 		if (!hva) {
 			report("poison_hook", "\"gpa\":\"%#llx\",\"ok\":false,"
@@ -133,28 +103,31 @@ int poison_hook_run(struct vcpu *v)
 			return -1;
 		}
 		hva = (uint8_t *)((uintptr_t)hva & ~0xfffUL);
-		if (opt->poison_corrupt_pfn) {
-			if (hva_to_pfn(hva, &pfn)) {
-				report("poison_hook", "\"gpa\":\"%#llx\",\"ok\":false,\"reason\":"
-				       "\"no PFN in /proc/self/pagemap (not present, or not root)\"",
-				       (unsigned long long)gpa);
+		if (poison_page(opt, hva, &pfn, err, sizeof(err))) {
+			json_escape(reason, sizeof(reason), err);
+			report("poison_hook", "\"gpa\":\"%#llx\",\"hva\":\"%p\",\"pfn\":\"%#llx\","
+			       "\"method\":\"%s\",\"ok\":false,\"reason\":\"%s\"",
+			       (unsigned long long)gpa, (void *)hva, (unsigned long long)pfn, method,
+			       reason);
+			/* pagemap unreadable: nothing was poisoned, the run is broken */
+			if (opt->poison_corrupt_pfn && !pfn)
 				return -1;
-			}
-			r = corrupt_pfn(pfn);
-		} else {
-			r = madvise(hva, 4096, MADV_HWPOISON);
+			/* the kernel refuses a page it already poisoned (EBUSY): not an error */
+			continue;
 		}
 		report("poison_hook", "\"gpa\":\"%#llx\",\"hva\":\"%p\",\"pfn\":\"%#llx\","
-		       "\"method\":\"%s\",\"ok\":%s%s%s%s", (unsigned long long)gpa, (void *)hva,
-		       (unsigned long long)pfn, method, r ? "false" : "true",
-		       r ? ",\"reason\":\"" : "", r ? strerror(errno) : "", r ? "\"" : "");
-		/* The kernel refuses a page it already poisoned (EFAULT/EBUSY):
-		 * reported above, and not an error of the run. */
-		if (!r)
-			expected++;
+		       "\"method\":\"%s\",\"ok\":true", (unsigned long long)gpa, (void *)hva,
+		       (unsigned long long)pfn, method);
+		expected++;
 	}
+	/*
+	 * With early kill the kernel queues BUS_MCEERR_AO to the monitor
+	 * thread; wait until it has become an injection for this vCPU, so the
+	 * guest is told before it runs on (otherwise it might consume the poison
+	 * first and the scenario would test the AR path instead).
+	 */
 	if (expected && expect_early_kill(opt))
-		wait_for_ao(v, expected);
+		mce_delivery_wait_queued(v, expected, 5);
 	if (opt->poison_vmm_heap)
 		return poison_own_heap(opt) < 0 ? -1 : 0;
 	return 0;

@@ -2,10 +2,11 @@
 #define _GNU_SOURCE
 #include "sigbus.h"
 
+#include "clock.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 
@@ -21,14 +22,6 @@ static struct {
 	volatile int ready;
 } ao_ring[AO_RING];
 static unsigned long ao_head, ao_tail, ao_dropped;
-
-uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 const char *sigbus_code_name(int code)
 {

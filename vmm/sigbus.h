@@ -45,7 +45,6 @@ unsigned long sigbus_ao_overflows(void);
 
 #define SIG_VCPU_KICK SIGUSR1
 
-uint64_t monotonic_ns(void);
 const char *sigbus_code_name(int code);
 
 #endif

@@ -19,6 +19,8 @@ int main(void)
 	run("poisoned-page list", test_poison_list);
 	run("guest ELF loader", test_elf_load);
 	run("SIGBUS event to machine check", test_mce_event);
+	run("shared library (numbers, memslot table)", test_lib);
+	run("VMM options table", test_options);
 	printf("unit: %u passed, %u failed\n", unit_passed, unit_failed);
 	return unit_failed != 0;
 }

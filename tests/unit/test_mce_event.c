@@ -3,63 +3,59 @@
 #include <signal.h>
 #include <string.h>
 
+#include "mce_event.h"
 #include "unit.h"
-#include "vmm.h"
 
 #define MiB (1ULL << 20)
 
 void test_mce_event(void)
 {
-	static struct vm vm;
-	struct vmm_options opt = { 0 };
+	struct memslot_table mem = { .count = 1 };
 	struct sigbus_event ev = { .code = BUS_MCEERR_AR };
 	uintptr_t hva = 0x7f0000000000ULL;
 	struct pending_mce p;
 
-	vm.opt = &opt;
-	pthread_mutex_init(&vm.poison_lock, NULL);
-	vm.mem.count = 1;
-	vm.mem.slots[0] = (struct memslot){ .gpa = 0, .size = 16 * MiB, .hva = (uint8_t *)hva };
+	mem.slots[0] = (struct memslot){ .gpa = 0, .size = 16 * MiB, .hva = (uint8_t *)hva };
 
 	/* 4 KiB AR: QEMU's values at the page */
 	ev.addr = hva + 0x523abc;
 	ev.lsb = 12;
-	CHECK_EQ(mce_event_prepare(&vm, &ev, &p), 1);
+	CHECK_EQ(mce_event_prepare(&mem, 0, &ev, &p), 0);
 	CHECK_EQ(p.ext.gpa, 0x523000);
+	CHECK_EQ(p.ext.len, 4096);
 	CHECK_EQ(p.mce.addr, 0x523000);
 	CHECK_EQ(p.mce.status, 0xBD80000000000134ULL);
+	CHECK_EQ(p.mce.mcg_status, 0x7);
 	CHECK_EQ(p.mce.misc, 0x8c);
-	CHECK_EQ(mce_event_prepare(&vm, &ev, &p), 0);	/* known page: nothing new */
+	CHECK_EQ(p.mce.bank, 9);
 
 	/* 2 MiB AR, extent mode: one machine check for the whole huge page */
 	ev.addr = hva + 0x923000;
 	ev.lsb = 21;
-	CHECK_EQ(mce_event_prepare(&vm, &ev, &p), 512);
+	CHECK_EQ(mce_event_prepare(&mem, 0, &ev, &p), 0);
 	CHECK_EQ(p.ext.gpa, 0x800000);
 	CHECK_EQ(p.ext.len, 2 * MiB);
 	CHECK_EQ(p.mce.addr, 0x800000);
 	CHECK_EQ(p.mce.misc, 0x95);
 
-	/* page mode (Linux guests): LSB 12 at the page si_addr names */
-	opt.mce_page_lsb = 1;
-	CHECK_EQ(mce_event_prepare(&vm, &ev, &p), 0);
+	/* page mode (Linux guests): LSB 12 at the page si_addr names, same extent */
+	CHECK_EQ(mce_event_prepare(&mem, 1, &ev, &p), 0);
 	CHECK_EQ(p.ext.gpa, 0x800000);
+	CHECK_EQ(p.ext.len, 2 * MiB);
 	CHECK_EQ(p.mce.addr, 0x923000);
 	CHECK_EQ(p.mce.misc, 0x8c);
-	opt.mce_page_lsb = 0;
 
 	/* AO: scrub encoding, no EIPV */
 	ev.code = BUS_MCEERR_AO;
 	ev.addr = hva + 0x100000;
 	ev.lsb = 12;
-	CHECK_EQ(mce_event_prepare(&vm, &ev, &p), 1);
+	CHECK_EQ(mce_event_prepare(&mem, 0, &ev, &p), 0);
 	CHECK_EQ(p.mce.status, 0xBD000000000000C0ULL);
 	CHECK_EQ(p.mce.mcg_status, 0x5);
 
 	/* outside guest RAM */
 	ev.addr = hva + 16 * MiB;
-	CHECK_EQ(mce_event_prepare(&vm, &ev, &p), -1);
+	CHECK_EQ(mce_event_prepare(&mem, 0, &ev, &p), -1);
 	CHECK(p.ext.slot == NULL, "no slot for an address outside RAM");
-	CHECK_EQ(vm.poison.count, 1 + 512 + 1);
-	poison_list_free(&vm.poison);
+	CHECK_EQ(p.ev.addr, hva + 16 * MiB);
 }

@@ -29,5 +29,7 @@ void test_mce_encode(void);
 void test_poison_list(void);
 void test_elf_load(void);
 void test_mce_event(void);
+void test_lib(void);
+void test_options(void);
 
 #endif

@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "clock.h"
+
+#include <time.h>
+
+uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}

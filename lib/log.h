@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Error and warning messages for hwlab-vmm and the tools: one format,
+ * "PROGRAM: error: what failed: why", on stderr. Report lines (JSON, stdout)
+ * are the VMM's business (vmm/report.h); this is for people.
+ */
+#ifndef HWLAB_LOG_H
+#define HWLAB_LOG_H
+
+/* Set once by main(); prefixes every message. */
+extern const char *log_prog;
+
+void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* pr_err() with ": strerror(errno)" appended; errno is preserved. */
+void pr_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void die_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+#endif

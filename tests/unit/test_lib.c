@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/* lib/: number parsing and the memslot table format shared by the VMM and the tools. */
+#include <stdio.h>
+#include <string.h>
+
+#include "memmap.h"
+#include "parse_num.h"
+#include "unit.h"
+
+static void test_parse_u64(void)
+{
+	uint64_t v = 7;
+
+	CHECK_EQ(parse_u64("0x9ff000", UINT64_MAX, &v), 0);
+	CHECK_EQ(v, 0x9ff000);
+	CHECK_EQ(parse_u64("4194304", 4194304, &v), 0);
+	CHECK_EQ(v, 4194304);
+	v = 7;
+	CHECK_EQ(parse_u64("4294967297", 4194304, &v), -1);	/* no wrap to pid 1 */
+	CHECK_EQ(parse_u64("-1", UINT64_MAX, &v), -1);		/* no wrap to 2^64-1 */
+	CHECK_EQ(parse_u64("", UINT64_MAX, &v), -1);		/* empty is not 0 */
+	CHECK_EQ(parse_u64(" 5", UINT64_MAX, &v), -1);
+	CHECK_EQ(parse_u64("5x", UINT64_MAX, &v), -1);
+	CHECK_EQ(parse_u64("18446744073709551616", UINT64_MAX, &v), -1);
+	CHECK_EQ(v, 7);						/* untouched on error */
+}
+
+static void test_memmap_round_trip(void)
+{
+	struct memmap out = { .pid = 4242, .count = 2 }, in;
+	char buf[512], err[128];
+	FILE *f;
+
+	out.slots[0] = (struct memmap_slot){ 0, 0, 0x800000, 0x7f0000000000ULL, "anon" };
+	out.slots[1] = (struct memmap_slot){ 1, 0x800000, 0x800000, 0x7f1000000000ULL, "hugetlb" };
+	f = fmemopen(buf, sizeof(buf), "w");
+	CHECK_EQ(memmap_write(f, &out), 0);
+	fclose(f);
+	/* the exact text: scenarios read it with sed */
+	CHECK(strstr(buf, "# pid 4242\n") == buf, "header first: %s", buf);
+	CHECK(strstr(buf, "\n1 0x800000 0x800000 0x7f1000000000 hugetlb\n") != NULL, "%s", buf);
+
+	f = fmemopen(buf, strlen(buf), "r");
+	CHECK_EQ(memmap_read(f, &in, err, sizeof(err)), 0);
+	fclose(f);
+	CHECK_EQ(in.pid, 4242);
+	CHECK_EQ(in.count, 2);
+	CHECK_EQ(in.slots[1].hva, 0x7f1000000000ULL);
+	CHECK(!strcmp(in.slots[1].backing, "hugetlb"), "backing %s", in.slots[1].backing);
+	CHECK(memmap_find_gpa(&in, 0x9ff000) == &in.slots[1], "GPA in slot 1");
+	CHECK(memmap_find_gpa(&in, 0x1000000) == NULL, "GPA past RAM");
+
+	f = fmemopen((char *)"# pid 1\n0 0 zero 0x1000 anon\n", 28, "r");
+	CHECK_EQ(memmap_read(f, &in, err, sizeof(err)), -1);
+	CHECK(strstr(err, "line 2") != NULL, "names the bad line: %s", err);
+	fclose(f);
+	f = fmemopen((char *)"# pid 1\n", 8, "r");
+	CHECK_EQ(memmap_read(f, &in, err, sizeof(err)), -1);
+	fclose(f);
+}
+
+void test_lib(void)
+{
+	test_parse_u64();
+	test_memmap_round_trip();
+}

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/* hwlab-vmm's option table: usage and parser come from the same rows. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "options.h"
+#include "unit.h"
+
+static int parse(struct vmm_options *o, const char *const *args)
+{
+	char *argv[32];
+	int argc = 0;
+
+	argv[argc++] = (char *)"hwlab-vmm";
+	for (; *args; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc] = NULL;
+	optind = 0;	/* glibc: start a fresh scan */
+	opterr = 0;
+	return options_parse(argc, argv, o);
+}
+
+void test_options(void)
+{
+	static const char *const names[] = {
+		"--mem MIB", "--slots N", "--backing KIND", "--vcpus N", "--passes N",
+		"--mce-kill POLICY", "--guest-no-mce", "--guest-keep-mcip", "--guest-retry-ar",
+		"--mce-lsb MODE", "--on-unrecoverable A", "--memmap FILE", "--poison-gpa GPA",
+		"--poison-pass N", "--poison-method M", "--poison-vmm-heap", "--check", "--help",
+	};
+	struct vmm_options o;
+	char usage[4096];
+	unsigned int i;
+	FILE *f = fmemopen(usage, sizeof(usage), "w");
+
+	options_usage(f);
+	fclose(f);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		CHECK(strstr(usage, names[i]) != NULL, "usage lists '%s'", names[i]);
+
+	CHECK_EQ(parse(&o, (const char *const[]){ "guest.elf", NULL }), 0);
+	CHECK_EQ(o.mem_size, 16ULL << 20);
+	CHECK_EQ(o.nr_vcpus, 1);
+	CHECK_EQ(o.passes, 3);
+	CHECK_EQ(o.mce_kill, -1);
+	CHECK(!strcmp(o.image_path, "guest.elf"), "image %s", o.image_path);
+
+	CHECK_EQ(parse(&o, (const char *const[]){ "--mem", "64", "--slots", "4", "--vcpus", "2",
+		 "--backing", "hugetlb", "--mce-kill", "early", "--mce-lsb", "page",
+		 "--guest-no-mce", "--poison-gpa", "0x523000", "--poison-gpa", "0x600000",
+		 "--poison-method", "corrupt-pfn", "--on-unrecoverable", "reset", "g.elf", NULL }), 0);
+	CHECK_EQ(o.mem_size, 64ULL << 20);
+	CHECK_EQ(o.nr_slots, 4);
+	CHECK_EQ(o.nr_vcpus, 2);
+	CHECK_EQ(o.backing, BACKING_HUGETLB);
+	CHECK_EQ(o.mce_kill, 1);	/* PR_MCE_KILL_EARLY */
+	CHECK_EQ(o.mce_page_lsb, 1);
+	CHECK_EQ(o.guest_no_mce, 1);
+	CHECK_EQ(o.nr_poison, 2);
+	CHECK_EQ(o.poison_gpas[1], 0x600000);
+	CHECK_EQ(o.poison_corrupt_pfn, 1);
+	CHECK_EQ(o.reset_on_unrecoverable, 1);
+
+	/* --check and --help are answers, not exits from inside the parser */
+	CHECK_EQ(parse(&o, (const char *const[]){ "--check", NULL }), 0);
+	CHECK_EQ(o.action, VMM_CHECK);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--help", NULL }), 0);
+	CHECK_EQ(o.action, VMM_HELP);
+
+	fprintf(stderr, "(the next error messages are expected)\n");
+	CHECK_EQ(parse(&o, (const char *const[]){ "--backing", "floppy", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--vcpus", "9", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--vcpus", "0", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--mem", "16x", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--mem", "9", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--passes", "-1", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--poison-gpa", "0x1000", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--no-such-option", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "a.elf", "b.elf", NULL }), -1);
+}

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include "guest_ram.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kvm_ioctl.h"
+#include "log.h"
+#include "memmap.h"
+#include "report.h"
+#include "vm.h"
+
+#define SZ_2M (2ULL << 20)
+#ifndef MAP_HUGE_2MB
+#define MAP_HUGE_2MB (21 << 26)
+#endif
+
+static void *map_guest_ram(uint64_t size, enum memslot_backing backing, void *at)
+{
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (at ? MAP_FIXED : 0);
+	uint8_t *p, *aligned;
+
+	if (backing == BACKING_HUGETLB)
+		return mmap(at, size, PROT_READ | PROT_WRITE, flags | MAP_HUGETLB | MAP_HUGE_2MB,
+			    -1, 0);
+	if (backing == BACKING_ANON || at)
+		return mmap(at, size, PROT_READ | PROT_WRITE, flags, -1, 0);
+	/* THP: a 2 MiB-aligned range, so whole huge pages can back it. */
+	p = mmap(NULL, size + SZ_2M, PROT_READ | PROT_WRITE, flags, -1, 0);
+	if (p == MAP_FAILED)
+		return p;
+	aligned = (uint8_t *)(((uintptr_t)p + SZ_2M - 1) & ~(SZ_2M - 1));
+	if (aligned > p)
+		munmap(p, aligned - p);
+	munmap(aligned + size, p + size + SZ_2M - (aligned + size));
+	if (madvise(aligned, size, MADV_HUGEPAGE))
+		pr_warn("madvise(MADV_HUGEPAGE): %s", strerror(errno));
+	return aligned;
+}
+
+int guest_ram_create(struct vm *vm)
+{
+	const struct vmm_options *opt = vm->opt;
+	uint64_t slot_size = opt->mem_size / opt->nr_slots;
+	unsigned int i;
+
+	for (i = 0; i < opt->nr_slots; i++) {
+		struct memslot *s = &vm->mem.slots[i];
+		struct kvm_userspace_memory_region region;
+
+		s->id = i;
+		s->gpa = i * slot_size;
+		s->size = slot_size;
+		s->backing = opt->backing;
+		s->hva = map_guest_ram(slot_size, opt->backing, NULL);
+		if (s->hva == MAP_FAILED) {
+			pr_err("cannot map %llu MiB of %s guest RAM: %s%s",
+			       (unsigned long long)(slot_size >> 20),
+			       memslot_backing_name(opt->backing), strerror(errno),
+			       opt->backing == BACKING_HUGETLB ?
+			       " (reserve 2 MiB pages: echo N > /proc/sys/vm/nr_hugepages)" : "");
+			return -1;
+		}
+		region = (struct kvm_userspace_memory_region) {
+			.slot = i,
+			.guest_phys_addr = s->gpa,
+			.memory_size = s->size,
+			.userspace_addr = (uintptr_t)s->hva,
+		};
+		if (kvm_ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &region) < 0)
+			return -1;
+		vm->mem.count++;
+	}
+	return 0;
+}
+
+int guest_ram_remap_poisoned(struct vm *vm)
+{
+	struct poison_list poisoned = { 0 };
+	unsigned int i;
+	int r = 0;
+
+	mce_delivery_forget_poison(vm, &poisoned);
+	for (i = 0; i < poisoned.count; i++) {
+		uint64_t g = poisoned.gpas[i];
+		const struct memslot *s = memslot_find_gpa(&vm->mem, g);
+		uint64_t unit = 4096;
+
+		if (!s)
+			continue;
+		if (s->backing == BACKING_HUGETLB)
+			unit = SZ_2M;
+		g &= ~(unit - 1);
+		/* the pages of one huge page follow each other: remap it once */
+		if (i && unit > 4096 && (poisoned.gpas[i - 1] & ~(unit - 1)) == g)
+			continue;
+		if (map_guest_ram(unit, s->backing == BACKING_HUGETLB ? BACKING_HUGETLB :
+				  BACKING_ANON, s->hva + (g - s->gpa)) == MAP_FAILED) {
+			pr_errno("remapping poisoned GPA %#llx", (unsigned long long)g);
+			r = -1;
+			break;
+		}
+		report("remap", "\"gpa\":\"%#llx\",\"bytes\":%llu",
+		       (unsigned long long)g, (unsigned long long)unit);
+	}
+	poison_list_free(&poisoned);
+	return r;
+}
+
+int guest_ram_publish(const struct vm *vm, const char *path)
+{
+	struct memmap m = { .pid = getpid() };
+	unsigned int i;
+	FILE *f;
+	int r;
+
+	for (i = 0; i < vm->mem.count && i < MEMMAP_MAX_SLOTS; i++) {
+		const struct memslot *s = &vm->mem.slots[i];
+
+		m.slots[i] = (struct memmap_slot) {
+			.id = s->id, .gpa = s->gpa, .size = s->size, .hva = (uintptr_t)s->hva,
+		};
+		snprintf(m.slots[i].backing, sizeof(m.slots[i].backing), "%s",
+			 memslot_backing_name(s->backing));
+	}
+	m.count = i;
+	f = fopen(path, "w");
+	if (!f) {
+		pr_errno("cannot write %s", path);
+		return -1;
+	}
+	r = memmap_write(f, &m);
+	if (fclose(f))
+		r = -1;
+	if (r)
+		pr_errno("writing %s", path);
+	return r;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Guest RAM: host mappings behind the memslots (anon, THP, hugetlb), fresh
+ * memory for poisoned pages on reset, and the memslot table published for
+ * tools (lib/memmap.h).
+ */
+#ifndef HWLAB_GUEST_RAM_H
+#define HWLAB_GUEST_RAM_H
+
+struct vm;
+
+/* Map vm->opt->mem_size in nr_slots slots and register each with KVM. */
+int guest_ram_create(struct vm *vm);
+/*
+ * What QEMU does on guest reset (kvm_unpoison_all): give every poisoned
+ * page fresh memory at the same address and forget the poison, so the
+ * rebooted guest can use it. The old physical page stays isolated.
+ */
+int guest_ram_remap_poisoned(struct vm *vm);
+/* Write the memslot table to path; 0, or -1 after a message. */
+int guest_ram_publish(const struct vm *vm, const char *path);
+
+#endif

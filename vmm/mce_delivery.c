@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include "mce_delivery.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "mce.h"
+#include "vm.h"
+
+#define DELIVER_DEFERRED 1
+
+void mce_delivery_init_vm(struct vm *vm)
+{
+	pthread_mutex_init(&vm->poison.lock, NULL);
+}
+
+void mce_delivery_init_vcpu(struct vcpu *v)
+{
+	pthread_mutex_init(&v->mce.lock, NULL);
+	pthread_cond_init(&v->mce.queued, NULL);
+}
+
+void mce_delivery_reset_vcpu(struct vcpu *v)
+{
+	pthread_mutex_lock(&v->mce.lock);
+	v->mce.len = 0;
+	pthread_mutex_unlock(&v->mce.lock);
+}
+
+/* Add the extent to the poisoned-page list; returns how many pages were new. */
+static int record_poison(struct vm *vm, const struct gpa_extent *ext)
+{
+	int added;
+
+	pthread_mutex_lock(&vm->poison.lock);
+	added = poison_list_add(&vm->poison.poisoned, ext->gpa, ext->len);
+	pthread_mutex_unlock(&vm->poison.lock);
+	return added;
+}
+
+/*
+ * Mark the extent as told to the guest; returns how many of its pages were
+ * not yet. An AO that races with the guest consuming the same page (AR) must
+ * not reach the guest a second time.
+ */
+static int mark_notified(struct vm *vm, const struct gpa_extent *ext)
+{
+	int added;
+
+	pthread_mutex_lock(&vm->poison.lock);
+	added = poison_list_add(&vm->poison.notified, ext->gpa, ext->len);
+	pthread_mutex_unlock(&vm->poison.lock);
+	return added;
+}
+
+/* The one way a delivery ends the run: report why, fail this vCPU, stop the VM. */
+static int stop_vcpu(struct vcpu *v, const struct pending_mce *p, const char *action,
+		     const char *reason, int reset)
+{
+	mce_event_report(v->id, p, action, reason);
+	v->state = VCPU_FAILED;
+	vm_stop(v->vm, reset);
+	return -1;
+}
+
+/*
+ * Returns 0 if the vCPU may go on running, DELIVER_DEFERRED for an AO that
+ * must wait until the guest has finished its current machine check (retried
+ * at the next exit), or -1 when the VM is stopping.
+ */
+static int deliver(struct vcpu *v, struct pending_mce *p)
+{
+	enum mce_guest_state state = mce_guest_state(v);
+	const char *why = mce_guest_state_reason(state);
+	int ao = p->ev.code == BUS_MCEERR_AO;
+
+	if (ao && state == MCE_GUEST_IN_MCE)
+		return DELIVER_DEFERRED;	/* one machine check at a time */
+	if (ao && state == MCE_GUEST_READY && mark_notified(v->vm, &p->ext) == 0) {
+		mce_event_report(v->id, p, "ignore",
+				 "guest already got a machine check for this page");
+		return 0;
+	}
+	if (!ao)
+		mark_notified(v->vm, &p->ext);
+
+	if (ao && state == MCE_GUEST_NO_MCE) {
+		/* Nothing consumed the poison yet: keep it isolated, tell no one. */
+		mce_event_report(v->id, p, "ignore", why);
+		return 0;
+	}
+	if (state != MCE_GUEST_READY) {
+		const struct vmm_options *opt = v->vm->opt;
+		int reset = opt->reset_on_unrecoverable && v->vm->boot_count <= opt->max_resets;
+
+		return stop_vcpu(v, p, reset ? "reset" : "stop", why, reset);
+	}
+	if (mce_inject(v, &p->mce)) {
+		char reason[128];
+
+		snprintf(reason, sizeof(reason), "KVM_X86_SET_MCE: %s", strerror(errno));
+		return stop_vcpu(v, p, "fatal", reason, 0);
+	}
+	v->mce.last_injected_gpa = p->mce.addr;
+	__atomic_fetch_add(&v->vm->poison.injected, 1, __ATOMIC_RELAXED);
+	mce_event_report(v->id, p, "inject", NULL);
+	return 0;
+}
+
+/* An AR that the SIGBUS handler recorded while this thread was in KVM_RUN. */
+static int deliver_action_required(struct vcpu *v)
+{
+	struct pending_mce p;
+
+	v->sig.ar_pending = 0;
+	if (mce_event_prepare(&v->vm->mem, v->vm->opt->mce_page_lsb, &v->sig.ar, &p) < 0)
+		return stop_vcpu(v, &p, "fatal", "poison consumed outside guest RAM", 0);
+	record_poison(v->vm, &p.ext);
+	/*
+	 * A guest that returns to the access that consumed the poison gets
+	 * the same AR forever; so would one told of a different page than the
+	 * one it touches. Stop instead of spinning.
+	 */
+	v->mce.ar_repeats = p.ev.addr == v->mce.last_ar_addr ? v->mce.ar_repeats + 1 : 0;
+	v->mce.last_ar_addr = p.ev.addr;
+	if (v->mce.ar_repeats >= AR_REPEAT_LIMIT)
+		return stop_vcpu(v, &p, "fatal", "guest consumed the same poisoned page again after "
+				 "every machine check", 0);
+	return deliver(v, &p);
+}
+
+/* AO events queued by the monitor thread, and those deferred at the last exit. */
+static int deliver_queued(struct vcpu *v)
+{
+	struct pending_mce local[MCE_QUEUE_LEN];
+	unsigned int n, i, kept = 0;
+
+	pthread_mutex_lock(&v->mce.lock);
+	n = v->mce.len;
+	memcpy(local, v->mce.queue, n * sizeof(local[0]));
+	v->mce.len = 0;
+	pthread_mutex_unlock(&v->mce.lock);
+
+	for (i = 0; i < n; i++) {
+		int r = deliver(v, &local[i]);
+
+		if (r < 0)
+			return -1;
+		if (r == DELIVER_DEFERRED)
+			local[kept++] = local[i];
+	}
+	if (kept) {
+		pthread_mutex_lock(&v->mce.lock);
+		memmove(v->mce.queue + kept, v->mce.queue, v->mce.len * sizeof(v->mce.queue[0]));
+		memcpy(v->mce.queue, local, kept * sizeof(local[0]));
+		v->mce.len += kept;
+		pthread_mutex_unlock(&v->mce.lock);
+	}
+	return 0;
+}
+
+int mce_delivery_run_pending(struct vcpu *v)
+{
+	if (v->sig.ar_pending && deliver_action_required(v))
+		return -1;
+	return deliver_queued(v);
+}
+
+/* Queue an injection for v and kick it out of KVM_RUN; -1 if the queue is full. */
+static int queue_for_vcpu(struct vcpu *v, const struct pending_mce *p)
+{
+	pthread_mutex_lock(&v->mce.lock);
+	if (v->mce.len == MCE_QUEUE_LEN) {
+		pthread_mutex_unlock(&v->mce.lock);
+		return -1;
+	}
+	v->mce.queue[v->mce.len++] = *p;
+	pthread_cond_broadcast(&v->mce.queued);
+	pthread_mutex_unlock(&v->mce.lock);
+	pthread_kill(v->thread, SIG_VCPU_KICK);
+	return 0;
+}
+
+void mce_delivery_action_optional(struct vm *vm, const struct sigbus_event *ev)
+{
+	struct pending_mce p;
+
+	if (mce_event_prepare(&vm->mem, vm->opt->mce_page_lsb, ev, &p) < 0)
+		mce_event_report(MCE_EVENT_NO_VCPU, &p, "ignore",
+				 "poisoned page outside guest RAM (VMM memory)");
+	else if (record_poison(vm, &p.ext) == 0)
+		mce_event_report(MCE_EVENT_NO_VCPU, &p, "ignore",
+				 "page already known to be poisoned");
+	else if (queue_for_vcpu(&vm->vcpus[0], &p))
+		mce_event_report(MCE_EVENT_NO_VCPU, &p, "fatal", "injection queue full");
+}
+
+void mce_delivery_wait_queued(struct vcpu *v, unsigned int want, unsigned int timeout_s)
+{
+	struct timespec deadline;
+
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += timeout_s;
+	pthread_mutex_lock(&v->mce.lock);
+	while (v->mce.len < want &&
+	       pthread_cond_timedwait(&v->mce.queued, &v->mce.lock, &deadline) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&v->mce.lock);
+}
+
+unsigned int mce_delivery_poisoned_pages(struct vm *vm)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&vm->poison.lock);
+	n = vm->poison.poisoned.count;
+	pthread_mutex_unlock(&vm->poison.lock);
+	return n;
+}
+
+unsigned long mce_delivery_injected(struct vm *vm)
+{
+	return __atomic_load_n(&vm->poison.injected, __ATOMIC_RELAXED);
+}
+
+void mce_delivery_forget_poison(struct vm *vm, struct poison_list *out)
+{
+	pthread_mutex_lock(&vm->poison.lock);
+	*out = vm->poison.poisoned;
+	memset(&vm->poison.poisoned, 0, sizeof(vm->poison.poisoned));
+	poison_list_clear(&vm->poison.notified);
+	pthread_mutex_unlock(&vm->poison.lock);
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Machine-check delivery policy: which SIGBUS becomes which vMCE on which
+ * vCPU, and when not. It owns the VM's poisoned-page lists and their lock,
+ * each vCPU's queue of action-optional errors, and the repeat-AR guard.
+ */
+#ifndef HWLAB_MCE_DELIVERY_H
+#define HWLAB_MCE_DELIVERY_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "mce_event.h"
+#include "poison_list.h"
+#include "sigbus.h"
+
+#define MCE_QUEUE_LEN		32
+/* A guest that takes the same AR this many times in a row is stopped. */
+#define AR_REPEAT_LIMIT		16
+
+struct vm;
+struct vcpu;
+
+/* Per VM. */
+struct vm_poison {
+	pthread_mutex_t lock;		/* guards both lists */
+	struct poison_list poisoned;	/* every guest page the kernel reported */
+	struct poison_list notified;	/* pages the guest got a machine check for */
+	unsigned long injected;
+};
+
+/* Per vCPU. */
+struct vcpu_mce {
+	pthread_mutex_t lock;		/* guards queue and len */
+	pthread_cond_t queued;
+	struct pending_mce queue[MCE_QUEUE_LEN];
+	unsigned int len;
+	uint64_t last_injected_gpa;	/* for the guest's "matches_injection" */
+	uintptr_t last_ar_addr;		/* repeat-AR guard */
+	unsigned int ar_repeats;
+};
+
+void mce_delivery_init_vm(struct vm *vm);
+void mce_delivery_init_vcpu(struct vcpu *v);
+/* A reset vCPU has nothing queued. */
+void mce_delivery_reset_vcpu(struct vcpu *v);
+
+/*
+ * On the vCPU thread, before every KVM_RUN: the AR its SIGBUS handler
+ * recorded (if any), then the queued AOs. Return 0 to run on, or -1 when
+ * the vCPU must stop (already reported, state set, VM stopping).
+ */
+int mce_delivery_run_pending(struct vcpu *v);
+
+/* On the monitor thread: an AO from the kernel; translate, dedupe, queue. */
+void mce_delivery_action_optional(struct vm *vm, const struct sigbus_event *ev);
+
+/* Test hook: wait up to timeout_s until v has want AOs queued. */
+void mce_delivery_wait_queued(struct vcpu *v, unsigned int want, unsigned int timeout_s);
+
+unsigned int mce_delivery_poisoned_pages(struct vm *vm);
+unsigned long mce_delivery_injected(struct vm *vm);
+/* Reset: move the poisoned list to *out (caller frees) and forget both lists. */
+void mce_delivery_forget_poison(struct vm *vm, struct poison_list *out);
+
+#endif

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * From a recorded SIGBUS to the machine check that describes it, and the
+ * report line for it. Pure: no VM, no locks, so the host unit tests can
+ * check every value.
+ */
+#ifndef HWLAB_MCE_EVENT_H
+#define HWLAB_MCE_EVENT_H
+
+#include <linux/kvm.h>
+
+#include "memslot.h"
+#include "sigbus.h"
+
+struct pending_mce {
+	struct kvm_x86_mce mce;
+	struct sigbus_event ev;
+	struct gpa_extent ext;		/* ext.slot NULL: outside guest RAM */
+};
+
+#define MCE_EVENT_NO_VCPU	(-1)
+
+/*
+ * Translate ev through the memslot table and encode its machine check.
+ * page_lsb: name one 4 KiB page with LSB 12 even when the extent is a huge
+ * page (Linux guests). Returns 0, or -1 if the address is outside guest RAM.
+ */
+int mce_event_prepare(const struct memslot_table *mem, int page_lsb, const struct sigbus_event *ev,
+		      struct pending_mce *p);
+/* One "sigbus" report line for the event; vcpu is MCE_EVENT_NO_VCPU when none is involved. */
+void mce_event_report(int vcpu, const struct pending_mce *p, const char *action,
+		      const char *reason);
+
+#endif

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* hwlab-vmm's command line: what a run is asked to do. */
+#ifndef HWLAB_OPTIONS_H
+#define HWLAB_OPTIONS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "memslot.h"
+
+#define MAX_POISON_HOOKS 16
+
+enum vmm_action {
+	VMM_RUN,		/* run the guest image */
+	VMM_CHECK,		/* --check: probe /dev/kvm and exit */
+	VMM_HELP,		/* --help */
+};
+
+struct vmm_options {
+	enum vmm_action action;
+	const char *image_path;
+	uint64_t mem_size;		/* bytes */
+	unsigned int nr_slots;
+	int backing;			/* enum memslot_backing */
+	unsigned int nr_vcpus;
+	unsigned int passes;
+	int guest_no_mce;		/* test: guest leaves CR4.MCE clear */
+	int guest_keep_mcip;		/* test: guest never clears MCG_STATUS.MCIP */
+	int guest_retry_ar;		/* test: guest returns into the poisoned access */
+	int mce_page_lsb;		/* MCi_MISC LSB always 12, for Linux guests */
+	int mce_kill;			/* -1 sysctl policy, else PR_MCE_KILL_EARLY/LATE */
+	int reset_on_unrecoverable;	/* else stop */
+	unsigned int max_resets;
+	const char *memmap_path;
+	/* test hook: poison these GPAs when vCPU 0 reports this pass */
+	uint64_t poison_gpas[MAX_POISON_HOOKS];
+	unsigned int nr_poison;
+	unsigned int poison_pass;
+	int poison_corrupt_pfn;		/* debugfs corrupt-pfn, else MADV_HWPOISON */
+	int poison_vmm_heap;		/* also poison a page of the VMM's own heap */
+};
+
+/*
+ * Parse argv into o (defaults first). Returns 0, or -1 after a message on
+ * stderr (exit status 2: the command line was wrong).
+ */
+int options_parse(int argc, char **argv, struct vmm_options *o);
+void options_usage(FILE *f);
+const char *options_mce_kill_name(int mce_kill);
+
+#endif

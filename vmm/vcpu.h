@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* A vCPU: its creation, its reset and its KVM_RUN loop (one thread each). */
+#ifndef HWLAB_VCPU_H
+#define HWLAB_VCPU_H
+
+struct vm;
+struct vcpu;
+
+/* KVM_CREATE_VCPU, kvm_run, CPUID, MCE banks, boot registers. */
+int vcpu_create(struct vm *vm, unsigned int id);
+/* Back to the guest's entry with nothing pending (first boot and every reset). */
+int vcpu_reset(struct vcpu *v);
+/* pthread body: run until the guest finishes, fails or the VM stops. */
+void *vcpu_thread(void *arg);
+
+#endif

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "x86_boot.h"
+
+#include <string.h>
+
+#include "elf_load.h"
+#include "kvm_ioctl.h"
+#include "log.h"
+#include "vm.h"
+
+#define X86_CR0_PE	(1ULL << 0)
+#define X86_CR0_MP	(1ULL << 1)
+#define X86_CR0_ET	(1ULL << 4)
+#define X86_CR0_NE	(1ULL << 5)
+#define X86_CR0_WP	(1ULL << 16)
+#define X86_CR0_PG	(1ULL << 31)
+#define X86_CR4_PAE	(1ULL << 5)
+#define EFER_SCE	(1ULL << 0)
+#define EFER_LME	(1ULL << 8)
+#define EFER_LMA	(1ULL << 10)
+
+#define PTE_PRESENT_RW	0x3ULL
+#define PDE_2M_RW	0x83ULL		/* present, writable, 2 MiB page */
+#define GDT_ENTRIES	4
+#define SEL_TSS		0x18
+
+/* Identity map of the low 4 GiB with 2 MiB pages, a flat 64-bit GDT, boot info. */
+static int write_boot_structures(struct vm *vm)
+{
+	uint64_t *pml4 = memslot_gpa_to_hva(&vm->mem, GUEST_PML4_GPA, 4096);
+	uint64_t *pdpt = memslot_gpa_to_hva(&vm->mem, GUEST_PDPT_GPA, 4096);
+	uint64_t *pd = memslot_gpa_to_hva(&vm->mem, GUEST_PD_GPA, 4 * 4096);
+	uint64_t *gdt = memslot_gpa_to_hva(&vm->mem, GUEST_GDT_GPA, GDT_ENTRIES * 8);
+	struct hwlab_boot_info *bi = memslot_gpa_to_hva(&vm->mem, GUEST_BOOT_INFO_GPA, sizeof(*bi));
+	const struct vmm_options *opt = vm->opt;
+	unsigned int i;
+
+	if (!pml4 || !pdpt || !pd || !gdt || !bi) {
+		pr_err("the boot area (page tables, GDT, boot info below %#llx) is not in one "
+		       "memslot", GUEST_LOAD_GPA);
+		return -1;
+	}
+	memset(pml4, 0, 4096);
+	memset(pdpt, 0, 4096);
+	pml4[0] = GUEST_PDPT_GPA | PTE_PRESENT_RW;
+	for (i = 0; i < 4; i++)
+		pdpt[i] = (GUEST_PD_GPA + i * 4096) | PTE_PRESENT_RW;
+	for (i = 0; i < 4 * 512; i++)
+		pd[i] = ((uint64_t)i << 21) | PDE_2M_RW;
+
+	gdt[0] = 0;
+	gdt[1] = 0x00af9b000000ffffULL;		/* GUEST_SEL_CODE: 64-bit code */
+	gdt[2] = 0x00cf93000000ffffULL;		/* GUEST_SEL_DATA */
+	gdt[3] = 0x00008b0000000067ULL;		/* SEL_TSS: busy TSS, base 0 */
+
+	memset(bi, 0, sizeof(*bi));
+	bi->magic = HWLAB_BOOT_MAGIC;
+	bi->ram_size = opt->mem_size;
+	bi->workset_gpa = GUEST_WORKSET_GPA;
+	bi->workset_size = opt->mem_size - GUEST_WORKSET_GPA;
+	bi->nr_vcpus = opt->nr_vcpus;
+	bi->passes = opt->passes;
+	bi->flags = (opt->guest_no_mce ? HWLAB_BOOT_NO_MCE : 0) |
+		    (opt->guest_keep_mcip ? HWLAB_BOOT_KEEP_MCIP : 0) |
+		    (opt->guest_retry_ar ? HWLAB_BOOT_RETRY_AR : 0);
+	bi->boot_count = vm->boot_count;
+	return 0;
+}
+
+int x86_boot_load_guest(struct vm *vm)
+{
+	char err[256];
+
+	if (write_boot_structures(vm))
+		return -1;
+	if (elf_load(&vm->mem, vm->image.data, vm->image.size, &vm->entry, err, sizeof(err))) {
+		pr_err("malformed guest image %s: %s", vm->image.path, err);
+		return -1;
+	}
+	return 0;
+}
+
+static void flat_segment(struct kvm_segment *s, uint16_t sel, uint8_t type, int code)
+{
+	memset(s, 0, sizeof(*s));
+	s->selector = sel;
+	s->limit = 0xffffffff;
+	s->type = type;
+	s->present = 1;
+	s->s = 1;
+	s->l = code;
+	s->db = !code;
+	s->g = 1;
+}
+
+int x86_boot_reset_vcpu(struct vcpu *v)
+{
+	struct kvm_sregs sregs;
+	struct kvm_regs regs;
+
+	if (vcpu_ioctl(v, KVM_GET_SREGS, &sregs) < 0)
+		return -1;
+	sregs.cr0 = X86_CR0_PE | X86_CR0_MP | X86_CR0_ET | X86_CR0_NE | X86_CR0_WP | X86_CR0_PG;
+	sregs.cr3 = GUEST_PML4_GPA;
+	sregs.cr4 = X86_CR4_PAE;	/* the guest sets CR4.MCE itself */
+	sregs.efer = EFER_LME | EFER_LMA | EFER_SCE;
+	flat_segment(&sregs.cs, GUEST_SEL_CODE, 11, 1);
+	flat_segment(&sregs.ds, GUEST_SEL_DATA, 3, 0);
+	sregs.es = sregs.fs = sregs.gs = sregs.ss = sregs.ds;
+	memset(&sregs.tr, 0, sizeof(sregs.tr));
+	sregs.tr.selector = SEL_TSS;
+	sregs.tr.limit = 0x67;
+	sregs.tr.type = 11;
+	sregs.tr.present = 1;
+	sregs.gdt.base = GUEST_GDT_GPA;
+	sregs.gdt.limit = GDT_ENTRIES * 8 - 1;
+	sregs.idt.base = 0;
+	sregs.idt.limit = 0;
+	if (vcpu_ioctl(v, KVM_SET_SREGS, &sregs) < 0)
+		return -1;
+	memset(&regs, 0, sizeof(regs));
+	regs.rflags = 0x2;
+	regs.rip = v->vm->entry;
+	regs.rdi = v->id;
+	regs.rsi = GUEST_BOOT_INFO_GPA;
+	return vcpu_ioctl(v, KVM_SET_REGS, &regs) < 0 ? -1 : 0;
+}
