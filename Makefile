@@ -62,10 +62,10 @@ $(BUILD)/guest.elf: guest/entry.S guest/guest.c guest/guest.ld include/hwlab_abi
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
 kernel:
-	scripts/build-kernel.sh $(BUILD)
+	kernel/build.sh $(BUILD)
 
 $(BUILD)/bzImage:
-	scripts/build-kernel.sh $(BUILD)
+	kernel/build.sh $(BUILD)
 
 $(BUILD)/initramfs.cpio.gz: $(OUTER_BINS) $(BUILD)/guest.elf $(SCENARIOS) outer-qemu/init \
 		outer-qemu/mkinitramfs.sh

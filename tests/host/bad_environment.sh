@@ -23,7 +23,7 @@ expect() {
 
 expect no-kernel-source 1 'no kernel source at /nonexistent.tar.xz' \
 	env HWLAB_KERNEL_TARBALL=/nonexistent.tar.xz HWLAB_CACHE="$tmp/cache" \
-	"$here/scripts/build-kernel.sh" "$tmp/out-dir"
+	"$here/kernel/build.sh" "$tmp/out-dir"
 
 # A kernel dir whose one patch cannot apply, and one whose config asks for
 # an option with an unmet dependency (X86_MCE_AMD needs PCI).
@@ -51,20 +51,20 @@ PATCH
 echo 0001-broken.patch >"$tmp/badpatch/series"
 expect failing-patch 1 'patch 0001-broken.patch does not apply' \
 	env HWLAB_KERNEL_DIR="$tmp/badpatch" HWLAB_CACHE="$tmp/cache" \
-	"$here/scripts/build-kernel.sh" "$tmp/out-dir"
+	"$here/kernel/build.sh" "$tmp/out-dir"
 rm -rf "$tmp/cache"
 
 { cat "$here/kernel/config"; echo CONFIG_X86_MCE_AMD=y; } >"$tmp/badconfig/config"
 : >"$tmp/badconfig/series"
 expect missing-config-option 1 'missing: CONFIG_X86_MCE_AMD=y (got: not set)' \
 	env HWLAB_KERNEL_DIR="$tmp/badconfig" HWLAB_CACHE="$tmp/cache" \
-	"$here/scripts/build-kernel.sh" "$tmp/out-dir"
+	"$here/kernel/build.sh" "$tmp/out-dir"
 rm -rf "$tmp/cache"
 
 echo 'series-name-without-file.patch' >"$tmp/badconfig/series"
 expect series-names-missing-patch 1 'series-name-without-file.patch does not exist' \
 	env HWLAB_KERNEL_DIR="$tmp/badconfig" HWLAB_CACHE="$tmp/cache" \
-	"$here/scripts/build-kernel.sh" "$tmp/out-dir"
+	"$here/kernel/build.sh" "$tmp/out-dir"
 
 expect no-qemu 2 'qemu-system-nonexistent not found' \
 	env QEMU=qemu-system-nonexistent "$here/outer-qemu/boot.sh" smoke "$tmp/boot.log" 60

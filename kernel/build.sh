@@ -7,7 +7,7 @@
 # package version), so a second build with nothing changed is a no-op and a
 # fresh clone in CI reuses the kernel that a session already built.
 #
-# Usage: scripts/build-kernel.sh [OUTPUT_DIR]   (default: build/)
+# Usage: kernel/build.sh [OUTPUT_DIR]   (default: build/)
 # Env:   HWLAB_CACHE  cache root (default ${XDG_CACHE_HOME:-~/.cache}/hwpoison-lab)
 #        HWLAB_KERNEL_TARBALL  (default /usr/src/linux-source-6.1.tar.xz)
 #        HWLAB_KERNEL_DIR  series/config/patches (default kernel/; tests use others)
