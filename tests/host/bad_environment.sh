@@ -7,13 +7,15 @@
 # Exits with the number of failed checks.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
+# the kernel build script under test, named once
+build_kernel=$here/scripts/build-kernel.sh
 . "$here/tests/lib/check.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 expect no-kernel-source 1 'no kernel source at /nonexistent.tar.xz' \
 	env HWLAB_KERNEL_TARBALL=/nonexistent.tar.xz HWLAB_CACHE="$tmp/cache" \
-	"$here/scripts/build-kernel.sh" "$tmp/out-dir"
+	"$build_kernel" "$tmp/out-dir"
 
 # A kernel dir whose one patch cannot apply, and one whose config asks for
 # an option with an unmet dependency (X86_MCE_AMD needs PCI).
@@ -41,20 +43,20 @@ PATCH
 echo 0001-broken.patch >"$tmp/badpatch/series"
 expect failing-patch 1 'patch 0001-broken.patch does not apply' \
 	env HWLAB_KERNEL_DIR="$tmp/badpatch" HWLAB_CACHE="$tmp/cache" \
-	"$here/scripts/build-kernel.sh" "$tmp/out-dir"
+	"$build_kernel" "$tmp/out-dir"
 rm -rf "$tmp/cache"
 
 { cat "$here/kernel/config"; echo CONFIG_X86_MCE_AMD=y; } >"$tmp/badconfig/config"
 : >"$tmp/badconfig/series"
 expect missing-config-option 1 'missing: CONFIG_X86_MCE_AMD=y (got: not set)' \
 	env HWLAB_KERNEL_DIR="$tmp/badconfig" HWLAB_CACHE="$tmp/cache" \
-	"$here/scripts/build-kernel.sh" "$tmp/out-dir"
+	"$build_kernel" "$tmp/out-dir"
 rm -rf "$tmp/cache"
 
 echo 'series-name-without-file.patch' >"$tmp/badconfig/series"
 expect series-names-missing-patch 1 'series-name-without-file.patch does not exist' \
 	env HWLAB_KERNEL_DIR="$tmp/badconfig" HWLAB_CACHE="$tmp/cache" \
-	"$here/scripts/build-kernel.sh" "$tmp/out-dir"
+	"$build_kernel" "$tmp/out-dir"
 
 expect no-qemu 2 'qemu-system-nonexistent not found' \
 	env QEMU=qemu-system-nonexistent "$here/outer-qemu/boot.sh" smoke "$tmp/boot.log" 60
