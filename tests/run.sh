@@ -4,14 +4,36 @@
 # passed, failed or skipped (a check that cannot run on this host or VM);
 # the last line is "N passed, N failed, N skipped", which CI parses.
 #
-# Usage: tests/run.sh [SCENARIO...]   (default: all in tests/integration/scenarios)
-# Env:   HWLAB_BOOT_TIMEOUT  seconds per outer-VM boot (default 600)
+# Usage: tests/run.sh [SCENARIO...]   (default: all, in the order of
+#                                      tests/integration/scenarios.table)
+# Env:   HWLAB_BOOT_TIMEOUT  seconds per outer-VM boot, for every scenario
+#                            (default: the scenario's timeout in the table)
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/tests/lib/scenario_table.sh"
 logs=$here/build/logs
-limit=${HWLAB_BOOT_TIMEOUT:-600}
 passed=0 failed=0 skipped=0
 mkdir -p "$logs"
+
+die() { echo "run.sh: error: $*" >&2; exit 2; }
+
+# The table and the scripts must agree before anything runs: a scenario
+# missing from the table would silently never run, a row without a script
+# would boot a VM only to fail.
+table_rows=$(scenario_rows) || die "malformed $scenario_table (see above)"
+if ! mismatches=$(scenario_table_mismatches); then
+	echo "$mismatches" | sed 's/^/run.sh: error: /' >&2
+	die "tests/integration/scenarios.table and tests/integration/scenarios/*.sh must list the same scenarios"
+fi
+if [ $# -gt 0 ]; then
+	scenarios=("$@")
+	for s in "${scenarios[@]}"; do
+		scenario_row "$s" >/dev/null ||
+			die "unknown scenario '$s' (not in tests/integration/scenarios.table)"
+	done
+else
+	mapfile -t scenarios < <(awk '{ print $1 }' <<<"$table_rows")
+fi
 
 echo "== host unit tests"
 unit_out=$("$here/build/unit-tests")
@@ -70,17 +92,10 @@ run_checks bad_environment "$here/tests/host/bad_environment.sh"
 echo "== kernel patches"
 run_checks check-patches "$here/tests/check-patches.sh"
 
-if [ $# -gt 0 ]; then
-	scenarios=("$@")
-else
-	scenarios=()
-	for f in "$here"/tests/integration/scenarios/[!_]*.sh; do
-		scenarios+=("$(basename "$f" .sh)")
-	done
-fi
-
 for s in "${scenarios[@]}"; do
-	echo "== scenario $s (outer VM, TCG; log: build/logs/$s.log)"
+	read -r _ table_limit < <(scenario_row "$s")
+	limit=${HWLAB_BOOT_TIMEOUT:-$table_limit}
+	echo "== scenario $s (outer VM, TCG, up to ${limit}s; log: build/logs/$s.log)"
 	t0=$(date +%s)
 	"$here/outer-qemu/boot.sh" "$s" "$logs/$s.log" "$limit"
 	rc=$?

@@ -1,4 +1,3 @@
-# qemu-cpu: max,-svm
 # An outer VM whose CPU has no SVM: kvm_amd cannot load, there is no
 # /dev/kvm, and the VMM says why instead of crashing.
 . /hwlab/scenarios/_lib.sh
