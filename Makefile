@@ -68,7 +68,7 @@ $(BUILD)/bzImage:
 	kernel/build.sh $(BUILD)
 
 $(BUILD)/initramfs.cpio.gz: $(OUTER_BINS) $(BUILD)/guest.elf $(SCENARIOS) outer-qemu/init \
-		outer-qemu/mkinitramfs.sh
+		outer-qemu/mkinitramfs.sh tests/lib/check.sh
 	rm -rf $(BUILD)/outer-bin && mkdir -p $(BUILD)/outer-bin/data
 	cp $(OUTER_BINS) $(BUILD)/outer-bin/
 	cp $(BUILD)/guest.elf $(BUILD)/outer-bin/data/

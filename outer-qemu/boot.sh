@@ -3,13 +3,18 @@
 #
 # The host has no hardware nesting, so the outer VM is emulated (-accel tcg)
 # with an SVM-capable CPU (-cpu max): kvm_amd runs inside it on emulated SVM.
+# The CPU model and the default timeout are the scenario's row in
+# tests/integration/scenarios.table (no_kvm boots without SVM to see the
+# VMM's error). A name the table does not list still boots, with -cpu max,
+# so that the VM's /init reports it as unknown.
 #
 # Usage: outer-qemu/boot.sh SCENARIO LOGFILE [TIMEOUT_SECONDS]
 # Exit:  the scenario's exit status; 124 on a hung VM, 125 on a kernel panic
 #        or a VM that stopped without reporting, 2 on a bad environment.
 set -uo pipefail
-scenario=$1 log=$2 limit=${3:-300}
+scenario=$1 log=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/tests/lib/scenario_table.sh"
 kernel=${HWLAB_KERNEL:-$here/build/bzImage}
 initrd=${HWLAB_INITRD:-$here/build/initramfs.cpio.gz}
 qemu=${QEMU:-qemu-system-x86_64}
@@ -18,6 +23,10 @@ die() { echo "boot: error: $*" >&2; exit 2; }
 command -v "$qemu" >/dev/null || die "$qemu not found (make deps installs qemu-system-x86)"
 [ -f "$kernel" ] || die "no kernel at $kernel (run 'make kernel')"
 [ -f "$initrd" ] || die "no initramfs at $initrd (run 'make initramfs')"
+scenario_rows >/dev/null || die "malformed $scenario_table (see above)"
+read -r cpu table_limit < <(scenario_row "$scenario")
+cpu=${cpu:-max}
+limit=${3:-${table_limit:-300}}
 
 # TCG's TSC runs at the host's rate, but calibrating it against the emulated
 # PIT fails now and then on a loaded host; the kernel then falls back to
@@ -25,11 +34,6 @@ command -v "$qemu" >/dev/null || die "$qemu not found (make deps installs qemu-s
 # frequency and trust it instead of letting it guess.
 mhz=$(awk -F: '/^cpu MHz/ { printf "%d", $2; exit }' /proc/cpuinfo 2>/dev/null)
 clock_args="tsc=reliable${mhz:+ tsc_early_khz=$((mhz * 1000))}"
-
-# A scenario may ask for another CPU model with a "# qemu-cpu: MODEL" line
-# (no_kvm boots without SVM to see the VMM's error).
-cpu=$(sed -n 's/^# qemu-cpu: *//p' "$here/tests/integration/scenarios/$scenario.sh" 2>/dev/null | head -n 1)
-cpu=${cpu:-max}
 
 mkdir -p "$(dirname "$log")"
 timeout --foreground -k 5 "$limit" "$qemu" -accel tcg -cpu "$cpu" -smp 2 -m 1G \

@@ -7,7 +7,9 @@ logs=$here/build/logs
 rc=0
 for s in early_kill late_kill; do
 	echo "booting the outer VM for scenario $s ..."
-	"$here/outer-qemu/boot.sh" "$s" "$logs/$s.log" "${HWLAB_BOOT_TIMEOUT:-600}" || rc=1
+	# the boot timeout is the scenario's in tests/integration/scenarios.table
+	# unless HWLAB_BOOT_TIMEOUT says otherwise
+	"$here/outer-qemu/boot.sh" "$s" "$logs/$s.log" "${HWLAB_BOOT_TIMEOUT:-}" || rc=1
 done
 python3 "$here/tests/story.py" "$logs/early_kill.log" "$logs/late_kill.log" || rc=1
 exit $rc

@@ -1,16 +1,39 @@
 #!/usr/bin/env bash
 # The project's test command (make test): host unit tests, then every
-# integration scenario booted in its own outer VM. Each assertion counts;
-# the last line is "N passed, N failed".
+# integration scenario booted in its own outer VM. Each assertion counts as
+# passed, failed or skipped (a check that cannot run on this host or VM);
+# the last line is "N passed, N failed, N skipped", which CI parses.
 #
-# Usage: tests/run.sh [SCENARIO...]   (default: all in tests/integration/scenarios)
-# Env:   HWLAB_BOOT_TIMEOUT  seconds per outer-VM boot (default 600)
+# Usage: tests/run.sh [SCENARIO...]   (default: all, in the order of
+#                                      tests/integration/scenarios.table)
+# Env:   HWLAB_BOOT_TIMEOUT  seconds per outer-VM boot, for every scenario
+#                            (default: the scenario's timeout in the table)
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/tests/lib/scenario_table.sh"
 logs=$here/build/logs
-limit=${HWLAB_BOOT_TIMEOUT:-600}
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 mkdir -p "$logs"
+
+die() { echo "run.sh: error: $*" >&2; exit 2; }
+
+# The table and the scripts must agree before anything runs: a scenario
+# missing from the table would silently never run, a row without a script
+# would boot a VM only to fail.
+table_rows=$(scenario_rows) || die "malformed $scenario_table (see above)"
+if ! mismatches=$(scenario_table_mismatches); then
+	echo "$mismatches" | sed 's/^/run.sh: error: /' >&2
+	die "tests/integration/scenarios.table and tests/integration/scenarios/*.sh must list the same scenarios"
+fi
+if [ $# -gt 0 ]; then
+	scenarios=("$@")
+	for s in "${scenarios[@]}"; do
+		scenario_row "$s" >/dev/null ||
+			die "unknown scenario '$s' (not in tests/integration/scenarios.table)"
+	done
+else
+	mapfile -t scenarios < <(awk '{ print $1 }' <<<"$table_rows")
+fi
 
 echo "== host unit tests"
 unit_out=$("$here/build/unit-tests")
@@ -23,67 +46,71 @@ if [ -z "${up:-}" ]; then
 fi
 passed=$((passed + up)) failed=$((failed + uf))
 
-# The host's own /dev/kvm, where there is one that works, runs the guest too
-# (no poisoning here: the host kernel is not ours to poison).
-echo "== VMM on the host's /dev/kvm"
-if "$here/build/hwlab-vmm" --check >/dev/null 2>&1; then
-	if "$here/build/hwlab-vmm" --vcpus 2 --passes 2 "$here/build/guest.elf" >"$logs/host-vmm.log" 2>&1 &&
-		[ "$(grep -c '"event":"guest_done".*"checksum_ok":true' "$logs/host-vmm.log")" -eq 2 ]; then
-		echo "PASS host-vmm: 2 vCPUs ran the guest to completion on the host's KVM"
-		passed=$((passed + 1))
-	else
-		echo "FAIL host-vmm: see build/logs/host-vmm.log"
-		tail -n 5 "$logs/host-vmm.log"
-		failed=$((failed + 1))
-	fi
-else
-	echo "skipped: no usable /dev/kvm on this host ($("$here/build/hwlab-vmm" --check 2>&1 | tail -n 1))"
-fi
-
-# run_checks COMMAND: show its HWLAB-CHECK lines and add them to the totals
-run_checks() {
-	local out
-	out=$("$@")
-	echo "$out" | grep '^HWLAB-CHECK ' | sed 's/^HWLAB-CHECK //'
-	passed=$((passed + $(echo "$out" | grep -c '^HWLAB-CHECK PASS')))
-	failed=$((failed + $(echo "$out" | grep -c '^HWLAB-CHECK FAIL')))
+# tally_checks FILE: show the HWLAB-CHECK lines (tests/lib/check.sh's or
+# madvise_sigbus's) in FILE without the prefix, set p, f and k to how many
+# passed, failed and were skipped, and add them to the totals. grep -a: a
+# console log may hold binary noise.
+tally_checks() {
+	grep -a '^HWLAB-CHECK ' "$1" | sed 's/^HWLAB-CHECK //'
+	p=$(grep -ac '^HWLAB-CHECK PASS ' "$1")
+	f=$(grep -ac '^HWLAB-CHECK FAIL ' "$1")
+	k=$(grep -ac '^HWLAB-CHECK SKIP ' "$1")
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + k))
 }
 
+# run_checks NAME COMMAND...: run a host-side checker, keep what it prints in
+# build/logs/NAME.log and tally its checks
+run_checks() {
+	local log=$logs/$1.log
+	shift
+	"$@" >"$log"
+	tally_checks "$log"
+}
+
+# The host's own /dev/kvm, where there is one that works, runs the guest too
+# (no poisoning here: the host kernel is not ours to poison); without one the
+# check is a counted SKIP. A subshell, so that the check library stays out
+# of this script's own counting.
+host_vmm_checks() (
+	. "$here/tests/lib/check.sh"
+	local vmm=$here/build/hwlab-vmm
+	if ! "$vmm" --check >"$logs/host-vmm-check.log" 2>&1; then
+		skip host-vmm "no usable /dev/kvm on this host ($(tail -n 1 "$logs/host-vmm-check.log"))"
+	elif "$vmm" --vcpus 2 --passes 2 "$here/build/guest.elf" >"$logs/host-vmm.log" 2>&1 &&
+		[ "$(grep -c '"event":"guest_done".*"checksum_ok":true' "$logs/host-vmm.log")" -eq 2 ]; then
+		pass host-vmm "2 vCPUs ran the guest to completion on the host's KVM"
+	else
+		fail host-vmm "see build/logs/host-vmm.log: $(tail -n 5 "$logs/host-vmm.log" | tr '\n' ' ')"
+	fi
+)
+echo "== VMM on the host's /dev/kvm"
+run_checks host-vmm-checks host_vmm_checks
+
 echo "== bad environments (host side)"
-run_checks "$here/tests/host/bad_environment.sh"
+run_checks bad_environment "$here/tests/host/bad_environment.sh"
 
 echo "== kernel patches"
-run_checks "$here/tests/check-patches.sh"
-
-if [ $# -gt 0 ]; then
-	scenarios=("$@")
-else
-	scenarios=()
-	for f in "$here"/tests/integration/scenarios/[!_]*.sh; do
-		scenarios+=("$(basename "$f" .sh)")
-	done
-fi
+run_checks check-patches "$here/tests/check-patches.sh"
 
 for s in "${scenarios[@]}"; do
-	echo "== scenario $s (outer VM, TCG; log: build/logs/$s.log)"
+	read -r _ table_limit < <(scenario_row "$s")
+	limit=${HWLAB_BOOT_TIMEOUT:-$table_limit}
+	echo "== scenario $s (outer VM, TCG, up to ${limit}s; log: build/logs/$s.log)"
 	t0=$(date +%s)
 	"$here/outer-qemu/boot.sh" "$s" "$logs/$s.log" "$limit"
 	rc=$?
-	grep -a '^HWLAB-CHECK ' "$logs/$s.log" | sed 's/^HWLAB-CHECK //'
-	p=$(grep -ac '^HWLAB-CHECK PASS ' "$logs/$s.log")
-	f=$(grep -ac '^HWLAB-CHECK FAIL ' "$logs/$s.log")
-	passed=$((passed + p)) failed=$((failed + f))
+	tally_checks "$logs/$s.log"
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		# a crash, hang or harness error with no failed assertion still fails
 		echo "FAIL $s: scenario exited $rc"
 		failed=$((failed + 1))
 	fi
-	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && [ "$rc" -eq 0 ]; then
+	if [ $((p + f + k)) -eq 0 ] && [ "$rc" -eq 0 ]; then
 		echo "FAIL $s: ran no assertion"
 		failed=$((failed + 1))
 	fi
-	echo "-- $s: $p passed, $f failed, exit $rc, $(( $(date +%s) - t0 ))s"
+	echo "-- $s: $p passed, $f failed, $k skipped, exit $rc, $(( $(date +%s) - t0 ))s"
 done
 
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

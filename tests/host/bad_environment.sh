@@ -2,28 +2,20 @@
 # A bad environment gets a clear message and a non-zero exit: no kernel
 # source, no qemu, a patch that does not apply, a config option Kconfig
 # drops, a guest that hangs or panics, an unknown scenario.
-# Prints "HWLAB-CHECK PASS|FAIL name: detail" lines.
+# Each is an "expect NAME RC MESSAGE COMMAND..." of tests/lib/check.sh:
+# the exit status and a fixed string in the command's stdout/stderr.
+# Exits with the number of failed checks.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
+# the kernel build script under test, named once
+build_kernel=$here/kernel/build.sh
+. "$here/tests/lib/check.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# expect NAME WANT_RC PATTERN COMMAND...: exit status and a message on stderr/stdout
-expect() {
-	local name=$1 want=$2 pattern=$3
-	shift 3
-	"$@" >"$tmp/out" 2>&1
-	local rc=$?
-	if [ "$rc" -eq "$want" ] && grep -q -- "$pattern" "$tmp/out"; then
-		echo "HWLAB-CHECK PASS $name: exit $rc, '$pattern'"
-	else
-		echo "HWLAB-CHECK FAIL $name: exit $rc (want $want), output: $(tail -n 3 "$tmp/out" | tr '\n' ' ')"
-	fi
-}
-
 expect no-kernel-source 1 'no kernel source at /nonexistent.tar.xz' \
 	env HWLAB_KERNEL_TARBALL=/nonexistent.tar.xz HWLAB_CACHE="$tmp/cache" \
-	"$here/kernel/build.sh" "$tmp/out-dir"
+	"$build_kernel" "$tmp/out-dir"
 
 # A kernel dir whose one patch cannot apply, and one whose config asks for
 # an option with an unmet dependency (X86_MCE_AMD needs PCI).
@@ -51,20 +43,20 @@ PATCH
 echo 0001-broken.patch >"$tmp/badpatch/series"
 expect failing-patch 1 'patch 0001-broken.patch does not apply' \
 	env HWLAB_KERNEL_DIR="$tmp/badpatch" HWLAB_CACHE="$tmp/cache" \
-	"$here/kernel/build.sh" "$tmp/out-dir"
+	"$build_kernel" "$tmp/out-dir"
 rm -rf "$tmp/cache"
 
 { cat "$here/kernel/config"; echo CONFIG_X86_MCE_AMD=y; } >"$tmp/badconfig/config"
 : >"$tmp/badconfig/series"
 expect missing-config-option 1 'missing: CONFIG_X86_MCE_AMD=y (got: not set)' \
 	env HWLAB_KERNEL_DIR="$tmp/badconfig" HWLAB_CACHE="$tmp/cache" \
-	"$here/kernel/build.sh" "$tmp/out-dir"
+	"$build_kernel" "$tmp/out-dir"
 rm -rf "$tmp/cache"
 
 echo 'series-name-without-file.patch' >"$tmp/badconfig/series"
 expect series-names-missing-patch 1 'series-name-without-file.patch does not exist' \
 	env HWLAB_KERNEL_DIR="$tmp/badconfig" HWLAB_CACHE="$tmp/cache" \
-	"$here/kernel/build.sh" "$tmp/out-dir"
+	"$build_kernel" "$tmp/out-dir"
 
 expect no-qemu 2 'qemu-system-nonexistent not found' \
 	env QEMU=qemu-system-nonexistent "$here/outer-qemu/boot.sh" smoke "$tmp/boot.log" 60
@@ -74,3 +66,4 @@ expect kernel-panic 125 'the outer kernel panicked' \
 	env HWLAB_APPEND=rdinit=/nonexistent "$here/outer-qemu/boot.sh" smoke "$tmp/boot.log" 60
 expect unknown-scenario 2 'HWLAB-ERROR unknown scenario' \
 	sh -c "'$here/outer-qemu/boot.sh' no-such-scenario '$tmp/boot.log' 60; rc=\$?; cat '$tmp/boot.log'; exit \$rc"
+finish

@@ -1,18 +1,8 @@
-# Helpers sourced by the scenario scripts inside the outer VM.
-# Every assertion prints one "HWLAB-CHECK PASS|FAIL name: detail" line; the
-# host-side runner counts them.
-hwlab_failures=0
-check() { # check NAME DETAIL COMMAND...
-	name=$1 detail=$2
-	shift 2
-	if "$@" >/dev/null 2>&1; then
-		echo "HWLAB-CHECK PASS $name: $detail"
-	else
-		echo "HWLAB-CHECK FAIL $name: $detail"
-		hwlab_failures=$((hwlab_failures + 1))
-	fi
-}
-finish() { exit "$hwlab_failures"; }
+# Helpers sourced by the scenario scripts inside the outer VM. Assertions
+# (check, expect, skip, finish) come from the project's one check library,
+# which mkinitramfs.sh packs as /hwlab/lib/check.sh; the host-side runner
+# counts the "HWLAB-CHECK PASS|FAIL|SKIP" lines they print.
+. /hwlab/lib/check.sh
 
 GUEST=/hwlab/data/guest.elf
 
@@ -36,11 +26,15 @@ expect_count() {
 	got=$(count_lines "$f" "$@")
 	check "$name" "$want line(s) with $* (got $got)" test "$got" -eq "$want"
 }
+# timed_vmm ARGS... : the VMM, killed if it outlives VMM_TIMEOUT (default
+# 120 s) so that a hung VMM fails its check instead of hanging the boot;
+# for expect, e.g. "expect NAME 1 'message' timed_vmm bad.elf"
+timed_vmm() { timeout -s KILL "${VMM_TIMEOUT:-120}" hwlab-vmm "$@"; }
 # run_vmm LOG ARGS... : run the VMM, keep its report in LOG, echo it to the console
 run_vmm() {
 	log=$1
 	shift
-	timeout -s KILL "${VMM_TIMEOUT:-120}" hwlab-vmm "$@" >"$log" 2>"$log.err"
+	timed_vmm "$@" >"$log" 2>"$log.err"
 	vmm_rc=$?
 	sed 's/^/  vmm: /' "$log"
 	sed 's/^/  vmm(stderr): /' "$log.err"
@@ -48,7 +42,10 @@ run_vmm() {
 }
 hardware_corrupted_kb() { sed -n 's/^HardwareCorrupted: *\([0-9]*\) kB/\1/p' /proc/meminfo; }
 # start_vmm LOG ARGS... : run the VMM in the background (sets vmm_pid) and
-# wait until it has published its memslot table
+# wait until it has published its memslot table. Not through timed_vmm:
+# busybox timeout execs the VMM in its own process, so $! is the VMM's pid
+# (the memslot table's name, hwpoison-guest's target); a shell function in
+# the background would be a subshell with another pid.
 start_vmm() {
 	log=$1
 	shift

@@ -20,8 +20,7 @@ check corrupt-va-efault "unmapped address: EFAULT" grep -q 'Bad address' efault.
 sh -c "echo 'garbage' >$va" 2>einval.err
 check corrupt-va-einval "malformed input: EINVAL" grep -q 'Invalid argument' einval.err
 
-hwpoison-guest --corrupt-va $vmm_pid 0x733000 >tool.out 2>&1
-check tool-corrupt-va "hwpoison-guest --corrupt-va PID 0x733000" grep -q '"gpa":"0x733000"' tool.out
+expect tool-corrupt-va 0 '"gpa":"0x733000"' hwpoison-guest --corrupt-va $vmm_pid 0x733000
 wait_for va.log '"event":"guest_retired"' '"gpa":"0x733000"'
 stop_vmm va.log
 expect_count va-ar-1 1 va.log '"si_code":"BUS_MCEERR_AR"' '"gpa":"0x700000"' '"action":"inject"'

@@ -17,21 +17,14 @@ expect_count slots-ar 1 slots.log '"si_code":"BUS_MCEERR_AR"' '"gpa":"0xc01000"'
 expect_count slots-retired 1 slots.log '"event":"guest_retired"' '"gpa":"0xc01000"' \
 	'"matches_injection":true'
 
+# bad input: exit 1 for a bad guest image, 2 for a bad option, and a message
 echo 'not an elf file at all' >bad.elf
-run_vmm bad.log bad.elf
-check malformed-image "malformed guest image: exit 1 with a message" \
-	sh -c "[ $vmm_rc -eq 1 ] && grep -q 'malformed guest image bad.elf: not an ELF file' bad.log.err"
+expect malformed-image 1 'malformed guest image bad.elf: not an ELF file' timed_vmm bad.elf
 head -c 100 $GUEST >trunc.elf
-run_vmm trunc.log trunc.elf
-check truncated-image "truncated guest image: exit 1 with a message" \
-	sh -c "[ $vmm_rc -eq 1 ] && grep -q 'malformed guest image' trunc.log.err"
-run_vmm missing.log /nonexistent.elf
-check missing-image "missing guest image: exit 1 with a message" \
-	sh -c "[ $vmm_rc -eq 1 ] && grep -q 'cannot open guest image' missing.log.err"
-run_vmm badgpa.log --poison-gpa 0x40000000 $GUEST
-check bad-gpa "poison GPA outside RAM: exit 2 with a message" \
-	sh -c "[ $vmm_rc -eq 2 ] && grep -q 'outside the guest' badgpa.log.err"
-run_vmm badopt.log --backing floppy $GUEST
-check bad-option "unknown backing: exit 2 with a message" \
-	sh -c "[ $vmm_rc -eq 2 ] && grep -q \"bad value 'floppy'\" badopt.log.err"
+expect truncated-image 1 'malformed guest image' timed_vmm trunc.elf
+expect missing-image 1 'cannot open guest image' timed_vmm /nonexistent.elf
+# poison GPA outside RAM
+expect bad-gpa 2 'outside the guest' timed_vmm --poison-gpa 0x40000000 $GUEST
+# unknown backing
+expect bad-option 2 "bad value 'floppy'" timed_vmm --backing floppy $GUEST
 finish
