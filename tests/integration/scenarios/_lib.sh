@@ -42,25 +42,27 @@ run_vmm() {
 }
 hardware_corrupted_kb() { sed -n 's/^HardwareCorrupted: *\([0-9]*\) kB/\1/p' /proc/meminfo; }
 # start_vmm LOG ARGS... : run the VMM in the background (sets vmm_pid) and
-# wait until it has published its memslot table. Not through timed_vmm:
-# busybox timeout execs the VMM in its own process, so $! is the VMM's pid
-# (the memslot table's name, hwpoison-guest's target); a shell function in
-# the background would be a subshell with another pid.
+# wait until it has published its memslot table and the guest has finished
+# its first pass: only then has it touched (faulted in) every page of its
+# working set, so a tool that poisons one finds it present. Waiting for the
+# guest's first log line instead raced with the guest on a busy machine
+# ("GPA ... is not present"). Not through timed_vmm: busybox timeout execs
+# the VMM in its own process, so $! is the VMM's pid (the memslot table's
+# name, hwpoison-guest's target); a shell function in the background would
+# be a subshell with another pid.
 start_vmm() {
 	log=$1
 	shift
 	timeout -s KILL "${VMM_TIMEOUT:-120}" hwlab-vmm "$@" >"$log" 2>"$log.err" &
 	vmm_pid=$!
 	n=0
-	while [ ! -f /tmp/hwlab-vmm.$vmm_pid.memmap ] && [ $n -lt 100 ]; do
+	# bounded by the VMM's own timeout: a dead VMM ends the wait at once
+	while ! { [ -f /tmp/hwlab-vmm.$vmm_pid.memmap ] && grep -q '"event":"guest_pass"' "$log"; } &&
+		kill -0 "$vmm_pid" 2>/dev/null; do
 		sleep 0.1
 		n=$((n + 1))
 	done
-	# the guest is up once it has logged
-	while ! grep -q '"event":"guest_log"' "$log" && [ $n -lt 200 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
+	echo "  start_vmm: pid $vmm_pid ready after $n polls"
 }
 # stop_vmm LOG : SIGTERM, wait, echo the report (sets vmm_rc)
 stop_vmm() {
@@ -70,12 +72,13 @@ stop_vmm() {
 	sed 's/^/  vmm: /' "$1"
 	sed 's/^/  vmm(stderr): /' "$1.err"
 }
-# wait_for LOG FRAGMENT... : up to 10 s for a report line holding every fragment
+# wait_for LOG FRAGMENT... : until a report line holds every fragment; at most
+# 120 s (a bound for a lost event, not a delay: it returns on the line)
 wait_for() {
 	f=$1
 	shift
 	n=0
-	while ! json_line "$f" "$@" >/dev/null && [ $n -lt 100 ]; do
+	while ! json_line "$f" "$@" >/dev/null && [ $n -lt 1200 ]; do
 		sleep 0.1
 		n=$((n + 1))
 	done
