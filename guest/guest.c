@@ -337,6 +337,8 @@ void guest_main(uint64_t id, const struct hwlab_boot_info *bi)
 	load_idt();
 	if (!(bi->flags & HWLAB_BOOT_NO_MCE))
 		enable_machine_checks();
+	if (bi->flags & HWLAB_BOOT_FAIL_TEST)
+		GUEST_FAIL("failing on request (--guest-fail-test)", 0, 0, 0, 0);
 	if (vcpu_id() != id)
 		GUEST_FAIL("per-cpu block does not match the vCPU id", 0, 0, 0, 0);
 

@@ -28,6 +28,7 @@
 #define HWLAB_BOOT_NO_MCE	(1u << 0)	/* leave CR4.MCE clear */
 #define HWLAB_BOOT_KEEP_MCIP	(1u << 1)	/* a buggy #MC handler: never clears MCIP */
 #define HWLAB_BOOT_RETRY_AR	(1u << 2)	/* a buggy #MC handler: re-runs the access */
+#define HWLAB_BOOT_FAIL_TEST	(1u << 3)	/* test: fail at once, as a failed check would */
 
 struct hwlab_boot_info {
 	uint64_t magic;

@@ -125,6 +125,8 @@ static const struct option_desc options[] = {
 		     guest_keep_mcip),
 	OPT_FLAG_ROW("guest-retry-ar", "guest's #MC handler returns into the poisoned access",
 		     guest_retry_ar),
+	OPT_FLAG_ROW("guest-fail-test", "guest fails at once (shows where a guest failure is told)",
+		     guest_fail_test),
 	OPT_CHOICE_ROW("mce-lsb", "MODE",
 		       "extent: MCi_MISC LSB = si_addr_lsb, one vMCE per huge page\n"
 		       "(default); page: always LSB 12 at the si_addr page, as a\nLinux guest needs",

@@ -27,4 +27,8 @@ expect missing-image 1 'cannot open guest image' timed_vmm /nonexistent.elf
 expect bad-gpa 2 'outside the guest' timed_vmm --poison-gpa 0x40000000 $GUEST
 # unknown backing
 expect bad-option 2 "bad value 'floppy'" timed_vmm --backing floppy $GUEST
+
+# a failing guest says where it failed (GUEST_FAIL: file:line: why)
+expect guest-fail-file-line 1 '"event":"guest_fail","vcpu":0,"reason":"guest/guest.c:' \
+	timed_vmm --guest-fail-test $GUEST
 finish
