@@ -31,15 +31,21 @@ void mce_delivery_reset_vcpu(struct vcpu *v)
 	pthread_mutex_unlock(&v->mce.lock);
 }
 
-/* Add the extent to the poisoned-page list; returns how many pages were new. */
-static int record_poison(struct vm *vm, const struct gpa_extent *ext)
+/* Add the extent to one of the VM's lists; returns how many pages were new. */
+static int add_to_list(struct vm *vm, struct poison_list *l, const struct gpa_extent *ext)
 {
 	int added;
 
 	pthread_mutex_lock(&vm->poison.lock);
-	added = poison_list_add(&vm->poison.poisoned, ext->gpa, ext->len);
+	added = poison_list_add(l, ext->gpa, ext->len);
 	pthread_mutex_unlock(&vm->poison.lock);
 	return added;
+}
+
+/* Every page the kernel reported poisoned. */
+static int record_poison(struct vm *vm, const struct gpa_extent *ext)
+{
+	return add_to_list(vm, &vm->poison.poisoned, ext);
 }
 
 /*
@@ -49,12 +55,7 @@ static int record_poison(struct vm *vm, const struct gpa_extent *ext)
  */
 static int mark_notified(struct vm *vm, const struct gpa_extent *ext)
 {
-	int added;
-
-	pthread_mutex_lock(&vm->poison.lock);
-	added = poison_list_add(&vm->poison.notified, ext->gpa, ext->len);
-	pthread_mutex_unlock(&vm->poison.lock);
-	return added;
+	return add_to_list(vm, &vm->poison.notified, ext);
 }
 
 /* The one way a delivery ends the run: report why, fail this vCPU, stop the VM. */
