@@ -59,14 +59,3 @@ void die(const char *fmt, ...)
 	va_end(ap);
 	exit(1);
 }
-
-void die_errno(const char *fmt, ...)
-{
-	int saved = errno;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmessage("error", saved, fmt, ap);
-	va_end(ap);
-	exit(1);
-}

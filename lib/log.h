@@ -15,6 +15,5 @@ void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* pr_err() with ": strerror(errno)" appended; errno is preserved. */
 void pr_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-void die_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 #endif

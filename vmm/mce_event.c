@@ -15,10 +15,8 @@ int mce_event_prepare(const struct memslot_table *mem, int page_lsb, const struc
 	enum mce_kind kind = ev->code == BUS_MCEERR_AR ? MCE_AR : MCE_AO;
 
 	*p = (struct pending_mce) { .ev = *ev };
-	if (memslot_translate(mem, ev->addr, ev->lsb, &p->ext)) {
-		p->ext.slot = NULL;
-		return -1;
-	}
+	if (memslot_translate(mem, ev->addr, ev->lsb, &p->ext))
+		return -1;	/* p->ext stays zeroed: slot NULL says outside RAM */
 	if (p->ext.len > GUEST_PAGE_SIZE && page_lsb) {
 		/*
 		 * Linux guests ignore an address whose LSB is above PAGE_SHIFT
