@@ -47,11 +47,27 @@ static int all_vcpus_finished(struct vm *vm)
 	return 1;
 }
 
+/* What the SIGBUS handlers queued: AOs, and signals other processes sent. */
+static void drain_sigbus_events(struct vm *vm)
+{
+	struct sigbus_event ev;
+
+	while (sigbus_pop_event(&ev)) {
+		if (ev.code == BUS_MCEERR_AO)
+			mce_delivery_action_optional(vm, &ev);
+		else
+			report("foreign_signal", "\"signal\":\"SIGBUS\",\"si_code\":\"%s\","
+			       "\"sender_pid\":%d,\"sender_uid\":%u,\"action\":\"ignore\","
+			       "\"reason\":\"sent by a process, not a memory error: no address\"",
+			       sigbus_code_name(ev.code), (int)ev.sender_pid,
+			       (unsigned int)ev.sender_uid);
+	}
+}
+
 /* Until every vCPU has finished: AO events and SIGTERM/SIGINT. */
 static void monitor(struct vm *vm, int ao_fd)
 {
 	struct pollfd pfd = { .fd = ao_fd, .events = POLLIN };
-	struct sigbus_event ev;
 	char drain[64];
 
 	while (!all_vcpus_finished(vm)) {
@@ -62,11 +78,9 @@ static void monitor(struct vm *vm, int ao_fd)
 		if (poll(&pfd, 1, 20) > 0)
 			while (read(ao_fd, drain, sizeof(drain)) > 0)
 				;
-		while (sigbus_pop_ao(&ev))
-			mce_delivery_action_optional(vm, &ev);
+		drain_sigbus_events(vm);
 	}
-	while (sigbus_pop_ao(&ev))
-		mce_delivery_action_optional(vm, &ev);
+	drain_sigbus_events(vm);
 }
 
 static int start_vcpus(struct vm *vm)

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "sigbus.h"
 
+#include "ao_ring.h"
 #include "clock.h"
 
 #include <errno.h>
@@ -10,18 +11,11 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-#define AO_RING 256
-
 static __thread struct sigbus_thread *this_thread;
 static const struct memslot_table *guest_mem;
 static int ao_pipe[2] = { -1, -1 };
-
-/* Single-consumer ring: handlers on any thread produce, the monitor consumes. */
-static struct {
-	struct sigbus_event ev;
-	volatile int ready;
-} ao_ring[AO_RING];
-static unsigned long ao_head, ao_tail, ao_dropped;
+/* AO and foreign SIGBUS events, from the handlers to the monitor thread. */
+static struct ao_ring events;
 
 const char *sigbus_code_name(int code)
 {
@@ -30,6 +24,12 @@ const char *sigbus_code_name(int code)
 		return "BUS_MCEERR_AO";
 	case BUS_MCEERR_AR:
 		return "BUS_MCEERR_AR";
+	case SI_USER:
+		return "SI_USER";
+	case SI_QUEUE:
+		return "SI_QUEUE";
+	case SI_TKILL:
+		return "SI_TKILL";
 	}
 	return "other";
 }
@@ -65,8 +65,8 @@ static void put_hex(uint64_t v)
 static void die_consumed(const siginfo_t *si)
 {
 	struct gpa_extent ext;
-	int in_ram = guest_mem && !memslot_translate(guest_mem, (uintptr_t)si->si_addr,
-						       si->si_addr_lsb, &ext);
+	/* the page at si_addr: si_addr_lsb is not trusted here */
+	int in_ram = guest_mem && !memslot_translate(guest_mem, (uintptr_t)si->si_addr, 12, &ext);
 
 	put("{\"event\":\"sigbus\",\"si_code\":\"");
 	put(sigbus_code_name(si->si_code));
@@ -82,7 +82,7 @@ static void die_consumed(const siginfo_t *si)
 	}
 	put(",\"action\":\"fatal\",\"reason\":\"");
 	if (si->si_code != BUS_MCEERR_AR && si->si_code != BUS_MCEERR_AO)
-		put("SIGBUS that is not a memory error");
+		put("SIGBUS that is not a memory error (a bad access by the VMM itself)");
 	else if (in_ram)
 		put("the VMM itself consumed poisoned guest memory");
 	else
@@ -91,35 +91,48 @@ static void die_consumed(const siginfo_t *si)
 	_exit(3);
 }
 
+/* Tell the monitor that an event is queued. */
+static void wake_monitor(void)
+{
+	if (write(ao_pipe[1], "", 1) < 0) {
+		/* pipe full: the monitor is already due to drain */
+	}
+}
+
 static void on_sigbus(int sig, siginfo_t *si, void *uctx)
 {
-	struct sigbus_event ev;
+	struct sigbus_event ev = { 0 };
 	int saved = errno;
 
 	(void)sig;
 	(void)uctx;
 	ev.code = si->si_code;
-	ev.addr = (uintptr_t)si->si_addr;
-	ev.lsb = si->si_addr_lsb;
 	ev.tid = syscall(SYS_gettid);
 	ev.t_ns = monotonic_ns();
 
+	if (SIGBUS_FROM_USER(si->si_code)) {
+		/*
+		 * kill(2), sigqueue(3) or tgkill(2) from some process: it names
+		 * no address (si_addr is not even set), it is not a memory error
+		 * and no instruction faulted, so returning is safe. Report who
+		 * sent it and go on; the guest is not affected.
+		 */
+		ev.sender_pid = si->si_pid;
+		ev.sender_uid = si->si_uid;
+		ao_ring_push(&events, &ev);
+		wake_monitor();
+		errno = saved;
+		return;
+	}
+	ev.addr = (uintptr_t)si->si_addr;
+	ev.lsb = si->si_addr_lsb;
 	if (si->si_code == BUS_MCEERR_AR && this_thread && this_thread->in_kvm_run) {
 		/* KVM found the poison on a guest access; KVM_RUN returns EINTR. */
 		this_thread->ar = ev;
 		this_thread->ar_pending = 1;
 	} else if (si->si_code == BUS_MCEERR_AO) {
-		unsigned long slot = __atomic_fetch_add(&ao_head, 1, __ATOMIC_ACQ_REL);
-
-		if (slot - __atomic_load_n(&ao_tail, __ATOMIC_ACQUIRE) >= AO_RING) {
-			__atomic_fetch_add(&ao_dropped, 1, __ATOMIC_RELAXED);
-		} else {
-			ao_ring[slot % AO_RING].ev = ev;
-			__atomic_store_n(&ao_ring[slot % AO_RING].ready, 1, __ATOMIC_RELEASE);
-		}
-		if (write(ao_pipe[1], "", 1) < 0) {
-			/* pipe full: the monitor is already due to drain */
-		}
+		ao_ring_push(&events, &ev);
+		wake_monitor();
 	} else {
 		die_consumed(si);
 	}
@@ -133,23 +146,14 @@ static void on_kick(int sig)
 		this_thread->run->immediate_exit = 1;
 }
 
-int sigbus_pop_ao(struct sigbus_event *ev)
+int sigbus_pop_event(struct sigbus_event *ev)
 {
-	unsigned long tail = ao_tail;
-	volatile int *ready = &ao_ring[tail % AO_RING].ready;
-
-	if (tail == __atomic_load_n(&ao_head, __ATOMIC_ACQUIRE) ||
-	    !__atomic_load_n(ready, __ATOMIC_ACQUIRE))
-		return 0;
-	*ev = ao_ring[tail % AO_RING].ev;
-	__atomic_store_n(ready, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&ao_tail, tail + 1, __ATOMIC_RELEASE);
-	return 1;
+	return ao_ring_pop(&events, ev);
 }
 
 unsigned long sigbus_ao_overflows(void)
 {
-	return __atomic_load_n(&ao_dropped, __ATOMIC_RELAXED);
+	return ao_ring_dropped(&events);
 }
 
 int sigbus_install(const struct memslot_table *mem)

@@ -14,12 +14,21 @@
 #include "memslot.h"
 
 struct sigbus_event {
-	int code;		/* BUS_MCEERR_AO or BUS_MCEERR_AR */
+	int code;		/* si_code: BUS_MCEERR_AO/AR, or SIGBUS_FROM_USER() */
 	uintptr_t addr;		/* si_addr */
-	unsigned int lsb;	/* si_addr_lsb */
+	int lsb;		/* si_addr_lsb as the kernel gave it; not trusted */
 	pid_t tid;		/* thread that received it */
 	uint64_t t_ns;		/* CLOCK_MONOTONIC at the handler */
+	pid_t sender_pid;	/* SIGBUS_FROM_USER(): who sent it */
+	uid_t sender_uid;
 };
+
+/*
+ * si_code of a SIGBUS that a process sent (kill -BUS, sigqueue, tgkill):
+ * SI_USER is 0 and the others are negative. Only the kernel sets a positive
+ * si_code; rt_sigqueueinfo() refuses one from another process.
+ */
+#define SIGBUS_FROM_USER(code)	((code) <= 0)
 
 /* Per-thread state the handler sees; one per vCPU thread. */
 struct sigbus_thread {
@@ -38,9 +47,12 @@ struct sigbus_thread {
 int sigbus_install(const struct memslot_table *mem);
 void sigbus_bind_thread(struct sigbus_thread *t);
 
-/* Take the oldest queued AO event; returns 0 when none is left. */
-int sigbus_pop_ao(struct sigbus_event *ev);
-/* Events dropped because the AO ring was full (never expected). */
+/*
+ * Take the oldest queued event (an AO, or a SIGBUS another process sent);
+ * returns 0 when none is left.
+ */
+int sigbus_pop_event(struct sigbus_event *ev);
+/* Events dropped because the ring was full (counted exactly). */
 unsigned long sigbus_ao_overflows(void);
 
 #define SIG_VCPU_KICK SIGUSR1
