@@ -14,8 +14,12 @@ int mce_event_prepare(const struct memslot_table *mem, int page_lsb, const struc
 {
 	enum mce_kind kind = ev->code == BUS_MCEERR_AR ? MCE_AR : MCE_AO;
 
-	*p = (struct pending_mce) { .ev = *ev };
-	if (memslot_translate(mem, ev->addr, ev->lsb, &p->ext))
+	*p = (struct pending_mce) { .ev = *ev, .lsb = ev->lsb };
+	if (ev->lsb < POISON_LSB_MIN || ev->lsb > POISON_LSB_MAX) {
+		p->lsb = 12;
+		p->lsb_out_of_range = 1;
+	}
+	if (memslot_translate(mem, ev->addr, p->lsb, &p->ext))
 		return -1;	/* p->ext stays zeroed: slot NULL says outside RAM */
 	if (p->ext.len > GUEST_PAGE_SIZE && page_lsb) {
 		/*
@@ -31,7 +35,7 @@ int mce_event_prepare(const struct memslot_table *mem, int page_lsb, const struc
 		mce_encode(kind, p->ext.gpa, &p->mce);
 		/* A huge page is lost whole: say so in MCi_MISC's address LSB. */
 		if (p->ext.len > GUEST_PAGE_SIZE)
-			p->mce.misc = (p->mce.misc & ~MCI_MISC_LSB_MASK) | ev->lsb;
+			p->mce.misc = (p->mce.misc & ~MCI_MISC_LSB_MASK) | p->lsb;
 	}
 	return 0;
 }
@@ -39,7 +43,8 @@ int mce_event_prepare(const struct memslot_table *mem, int page_lsb, const struc
 void mce_event_report(int vcpu_id, const struct pending_mce *p, const char *action,
 		      const char *reason)
 {
-	char gpa[24] = "null", vcpu[12] = "null", mce[192] = "";
+	char gpa[24] = "null", vcpu[12] = "null", mce[192] = "", lsb[48] = "";
+	uint64_t now = monotonic_ns();
 
 	if (p->ext.slot)
 		snprintf(gpa, sizeof(gpa), "\"%#llx\"", (unsigned long long)p->ext.gpa);
@@ -53,11 +58,13 @@ void mce_event_report(int vcpu_id, const struct pending_mce *p, const char *acti
 			 (unsigned long long)p->mce.status, (unsigned long long)p->mce.mcg_status,
 			 (unsigned long long)p->mce.addr, (unsigned long long)p->mce.misc,
 			 p->mce.bank);
+	if (p->lsb_out_of_range)
+		snprintf(lsb, sizeof(lsb), ",\"lsb_out_of_range\":true,\"lsb_used\":%u", p->lsb);
 	report("sigbus",
-	       "\"si_code\":\"%s\",\"hva\":\"%#lx\",\"gpa\":%s,\"lsb\":%u,\"pages\":%llu,"
-	       "\"action\":\"%s\",\"vcpu\":%s,\"latency_ns\":%llu%s%s%s%s",
-	       sigbus_code_name(p->ev.code), (unsigned long)p->ev.addr, gpa, p->ev.lsb,
+	       "\"si_code\":\"%s\",\"hva\":\"%#lx\",\"gpa\":%s,\"lsb\":%d%s,\"pages\":%llu,"
+	       "\"action\":\"%s\",\"vcpu\":%s,\"latency_ns\":%llu,\"t_ns\":%llu%s%s%s%s",
+	       sigbus_code_name(p->ev.code), (unsigned long)p->ev.addr, gpa, p->ev.lsb, lsb,
 	       (unsigned long long)(p->ext.slot ? p->ext.len / GUEST_PAGE_SIZE : 0), action, vcpu,
-	       (unsigned long long)(monotonic_ns() - p->ev.t_ns), mce,
+	       (unsigned long long)(now - p->ev.t_ns), (unsigned long long)p->ev.t_ns, mce,
 	       reason ? ",\"reason\":\"" : "", reason ? reason : "", reason ? "\"" : "");
 }

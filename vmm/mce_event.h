@@ -16,14 +16,28 @@ struct pending_mce {
 	struct kvm_x86_mce mce;
 	struct sigbus_event ev;
 	struct gpa_extent ext;		/* ext.slot NULL: outside guest RAM */
+	unsigned int lsb;		/* the granule used: ev.lsb, or 12 if out of range */
+	int lsb_out_of_range;
 };
+
+/*
+ * The si_addr_lsb values the kernel can send for guest RAM: a 4 KiB page, up
+ * to a PMD-mapped THP or 2 MiB hugetlb page (the VMM maps no 1 GiB pages).
+ * Anything else (garbage such as -1 or 32767, or a value that would make one
+ * event cover most of a slot) is not believed: the event is taken as the
+ * 4 KiB page at si_addr, which the address itself proves is poisoned.
+ */
+#define POISON_LSB_MIN		12
+#define POISON_LSB_MAX		21
 
 #define MCE_EVENT_NO_VCPU	(-1)
 
 /*
  * Translate ev through the memslot table and encode its machine check.
  * page_lsb: name one 4 KiB page with LSB 12 even when the extent is a huge
- * page (Linux guests). Returns 0, or -1 if the address is outside guest RAM.
+ * page (Linux guests). An si_addr_lsb outside [POISON_LSB_MIN, POISON_LSB_MAX]
+ * sets p->lsb_out_of_range and uses the page. Returns 0, or -1 if the
+ * address is outside guest RAM.
  */
 int mce_event_prepare(const struct memslot_table *mem, int page_lsb, const struct sigbus_event *ev,
 		      struct pending_mce *p);

@@ -53,6 +53,39 @@ void test_mce_event(void)
 	CHECK_EQ(p.mce.status, 0xBD000000000000C0ULL);
 	CHECK_EQ(p.mce.mcg_status, 0x5);
 
+	/*
+	 * si_addr_lsb the kernel cannot have meant: below a page, above a
+	 * 2 MiB page, or garbage (si_addr_lsb is a short). Not "outside guest
+	 * RAM", and never a request to retire most of the slot: the 4 KiB page
+	 * at si_addr, flagged.
+	 */
+	{
+		static const int bad_lsb[] = { 0, 11, 22, 30, 51, 63, 64, 32767, -1, -32768 };
+		unsigned int i;
+
+		ev.code = BUS_MCEERR_AR;
+		ev.addr = hva + 0x923abc;
+		for (i = 0; i < sizeof(bad_lsb) / sizeof(bad_lsb[0]); i++) {
+			ev.lsb = bad_lsb[i];
+			CHECK(mce_event_prepare(&mem, 0, &ev, &p) == 0,
+			      "lsb %d: the address is in guest RAM", bad_lsb[i]);
+			CHECK(p.lsb_out_of_range, "lsb %d is flagged out of range", bad_lsb[i]);
+			CHECK_EQ(p.ext.gpa, 0x923000);
+			CHECK_EQ(p.ext.len, 4096);
+			CHECK_EQ(p.mce.addr, 0x923000);
+			CHECK_EQ(p.mce.misc, 0x8c);
+		}
+		/* the ones the kernel sends are believed */
+		ev.lsb = 12;
+		mce_event_prepare(&mem, 0, &ev, &p);
+		CHECK(!p.lsb_out_of_range, "lsb 12 is in range");
+		ev.lsb = 21;
+		mce_event_prepare(&mem, 0, &ev, &p);
+		CHECK(!p.lsb_out_of_range && p.ext.len == 2 * MiB, "lsb 21 is a 2 MiB extent");
+		ev.code = BUS_MCEERR_AO;
+		ev.lsb = 12;
+	}
+
 	/* outside guest RAM */
 	ev.addr = hva + 16 * MiB;
 	CHECK_EQ(mce_event_prepare(&mem, 0, &ev, &p), -1);
