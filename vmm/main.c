@@ -204,8 +204,9 @@ int main(int argc, char **argv)
 	ok = done == opt.nr_vcpus;
 	unlink(opt.memmap_path);
 	report("vmm_exit", "\"status\":\"%s\",\"vcpus_done\":%u,\"injected\":%lu,"
-	       "\"poisoned_pages\":%u,\"resets\":%u,\"ao_overflows\":%lu",
+	       "\"poisoned_pages\":%u,\"resets\":%u,\"ao_overflows\":%lu,\"ao_not_delivered\":%lu",
 	       ok ? (stop_signal ? "stopped" : "ok") : "fail", done, mce_delivery_injected(&vm),
-	       mce_delivery_poisoned_pages(&vm), resets, sigbus_ao_overflows());
+	       mce_delivery_poisoned_pages(&vm), resets, sigbus_ao_overflows(),
+	       mce_delivery_not_delivered(&vm));
 	return ok ? 0 : 1;
 }

@@ -16,18 +16,19 @@
 void mce_delivery_init_vm(struct vm *vm)
 {
 	pthread_mutex_init(&vm->poison.lock, NULL);
+	pthread_cond_init(&vm->poison.ao_handled_cond, NULL);
 }
 
 void mce_delivery_init_vcpu(struct vcpu *v)
 {
 	pthread_mutex_init(&v->mce.lock, NULL);
-	pthread_cond_init(&v->mce.queued, NULL);
 }
 
 void mce_delivery_reset_vcpu(struct vcpu *v)
 {
 	pthread_mutex_lock(&v->mce.lock);
 	v->mce.len = 0;
+	v->mce.closed = 0;
 	pthread_mutex_unlock(&v->mce.lock);
 }
 
@@ -134,34 +135,45 @@ static int deliver_action_required(struct vcpu *v)
 	return deliver(v, &p);
 }
 
-/* AO events queued by the monitor thread, and those deferred at the last exit. */
+/*
+ * AO events queued by the monitor thread, and those deferred at the last
+ * exit. The entries taken stay counted in len while they are delivered, so
+ * that the monitor, appending meanwhile, can never make deferred and new
+ * entries together outgrow the queue.
+ */
 static int deliver_queued(struct vcpu *v)
 {
 	struct pending_mce local[MCE_QUEUE_LEN];
 	unsigned int n, i, kept = 0;
+	int stopping = 0;
 
 	pthread_mutex_lock(&v->mce.lock);
 	n = v->mce.len;
 	memcpy(local, v->mce.queue, n * sizeof(local[0]));
-	v->mce.len = 0;
 	pthread_mutex_unlock(&v->mce.lock);
+	if (!n)
+		return 0;
 
 	for (i = 0; i < n; i++) {
 		int r = deliver(v, &local[i]);
 
-		if (r < 0)
-			return -1;
+		if (r < 0) {
+			/* the VM stops: the rest is reported when the vCPU closes */
+			stopping = 1;
+			for (i++; i < n; i++)
+				local[kept++] = local[i];
+			break;
+		}
 		if (r == DELIVER_DEFERRED)
 			local[kept++] = local[i];
 	}
-	if (kept) {
-		pthread_mutex_lock(&v->mce.lock);
-		memmove(v->mce.queue + kept, v->mce.queue, v->mce.len * sizeof(v->mce.queue[0]));
-		memcpy(v->mce.queue, local, kept * sizeof(local[0]));
-		v->mce.len += kept;
-		pthread_mutex_unlock(&v->mce.lock);
-	}
-	return 0;
+	/* queue = deferred entries, then whatever arrived since the copy */
+	pthread_mutex_lock(&v->mce.lock);
+	memmove(v->mce.queue + kept, v->mce.queue + n, (v->mce.len - n) * sizeof(v->mce.queue[0]));
+	memcpy(v->mce.queue, local, kept * sizeof(local[0]));
+	v->mce.len = kept + (v->mce.len - n);
+	pthread_mutex_unlock(&v->mce.lock);
+	return stopping ? -1 : 0;
 }
 
 int mce_delivery_run_pending(struct vcpu *v)
@@ -171,19 +183,59 @@ int mce_delivery_run_pending(struct vcpu *v)
 	return deliver_queued(v);
 }
 
-/* Queue an injection for v and kick it out of KVM_RUN; -1 if the queue is full. */
-static int queue_for_vcpu(struct vcpu *v, const struct pending_mce *p)
+enum queue_result { QUEUED, QUEUE_FULL, VCPU_CLOSED };
+
+/* Queue an injection for v and kick it out of KVM_RUN. */
+static enum queue_result queue_for_vcpu(struct vcpu *v, const struct pending_mce *p)
 {
 	pthread_mutex_lock(&v->mce.lock);
-	if (v->mce.len == MCE_QUEUE_LEN) {
+	if (v->mce.closed) {
 		pthread_mutex_unlock(&v->mce.lock);
-		return -1;
+		return VCPU_CLOSED;
+	}
+	if (v->mce.len >= MCE_QUEUE_LEN) {
+		pthread_mutex_unlock(&v->mce.lock);
+		return QUEUE_FULL;
 	}
 	v->mce.queue[v->mce.len++] = *p;
-	pthread_cond_broadcast(&v->mce.queued);
 	pthread_mutex_unlock(&v->mce.lock);
 	pthread_kill(v->thread, SIG_VCPU_KICK);
-	return 0;
+	return QUEUED;
+}
+
+/* An AO that reached no vCPU: the page stays isolated, the guest is not told. */
+static void not_delivered(struct vm *vm, int vcpu_id, const struct pending_mce *p,
+			  const char *why)
+{
+	__atomic_fetch_add(&vm->poison.not_delivered, 1, __ATOMIC_RELAXED);
+	mce_event_report(vcpu_id, p, "ignore", why);
+}
+
+/*
+ * Hand an AO to the first vCPU that still runs (vCPU 0 while it does, as
+ * QEMU sends AO to its first CPU), skipping except. A machine check for a
+ * page is for the whole guest: any running vCPU can take it.
+ */
+static void queue_on_running_vcpu(struct vm *vm, const struct pending_mce *p,
+				  const struct vcpu *except)
+{
+	unsigned int i, full = 0;
+
+	for (i = 0; i < vm->opt->nr_vcpus; i++) {
+		struct vcpu *v = &vm->vcpus[i];
+		enum queue_result r;
+
+		if (v == except)
+			continue;
+		r = queue_for_vcpu(v, p);
+		if (r == QUEUED)
+			return;
+		full += r == QUEUE_FULL;
+	}
+	not_delivered(vm, MCE_EVENT_NO_VCPU, p, full ?
+		      "not delivered: every running vCPU's injection queue is full "
+		      "(the guest has not finished its machine checks)" :
+		      "not delivered: no vCPU is running");
 }
 
 void mce_delivery_action_optional(struct vm *vm, const struct sigbus_event *ev)
@@ -196,21 +248,55 @@ void mce_delivery_action_optional(struct vm *vm, const struct sigbus_event *ev)
 	else if (record_poison(vm, &p.ext) == 0)
 		mce_event_report(MCE_EVENT_NO_VCPU, &p, "ignore",
 				 "page already known to be poisoned");
-	else if (queue_for_vcpu(&vm->vcpus[0], &p))
-		mce_event_report(MCE_EVENT_NO_VCPU, &p, "fatal", "injection queue full");
+	else
+		queue_on_running_vcpu(vm, &p, NULL);
+	pthread_mutex_lock(&vm->poison.lock);
+	vm->poison.ao_handled++;
+	pthread_cond_broadcast(&vm->poison.ao_handled_cond);
+	pthread_mutex_unlock(&vm->poison.lock);
 }
 
-void mce_delivery_wait_queued(struct vcpu *v, unsigned int want, unsigned int timeout_s)
+void mce_delivery_close_vcpu(struct vcpu *v)
+{
+	struct pending_mce left[MCE_QUEUE_LEN];
+	unsigned int n, i;
+
+	pthread_mutex_lock(&v->mce.lock);
+	v->mce.closed = 1;
+	n = v->mce.len;
+	memcpy(left, v->mce.queue, n * sizeof(left[0]));
+	v->mce.len = 0;
+	pthread_mutex_unlock(&v->mce.lock);
+	for (i = 0; i < n; i++) {
+		if (v->vm->stop)
+			not_delivered(v->vm, v->id, &left[i], "not delivered: the VM stopped first");
+		else
+			queue_on_running_vcpu(v->vm, &left[i], v);
+	}
+}
+
+unsigned long mce_delivery_ao_handled(struct vm *vm)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&vm->poison.lock);
+	n = vm->poison.ao_handled;
+	pthread_mutex_unlock(&vm->poison.lock);
+	return n;
+}
+
+void mce_delivery_wait_ao_handled(struct vm *vm, unsigned long want, unsigned int timeout_s)
 {
 	struct timespec deadline;
 
 	clock_gettime(CLOCK_REALTIME, &deadline);
 	deadline.tv_sec += timeout_s;
-	pthread_mutex_lock(&v->mce.lock);
-	while (v->mce.len < want &&
-	       pthread_cond_timedwait(&v->mce.queued, &v->mce.lock, &deadline) != ETIMEDOUT)
+	pthread_mutex_lock(&vm->poison.lock);
+	while (vm->poison.ao_handled < want &&
+	       pthread_cond_timedwait(&vm->poison.ao_handled_cond, &vm->poison.lock,
+				      &deadline) != ETIMEDOUT)
 		;
-	pthread_mutex_unlock(&v->mce.lock);
+	pthread_mutex_unlock(&vm->poison.lock);
 }
 
 unsigned int mce_delivery_poisoned_pages(struct vm *vm)
@@ -226,6 +312,11 @@ unsigned int mce_delivery_poisoned_pages(struct vm *vm)
 unsigned long mce_delivery_injected(struct vm *vm)
 {
 	return __atomic_load_n(&vm->poison.injected, __ATOMIC_RELAXED);
+}
+
+unsigned long mce_delivery_not_delivered(struct vm *vm)
+{
+	return __atomic_load_n(&vm->poison.not_delivered, __ATOMIC_RELAXED);
 }
 
 void mce_delivery_forget_poison(struct vm *vm, struct poison_list *out)

@@ -27,14 +27,17 @@ struct vm_poison {
 	struct poison_list poisoned;	/* every guest page the kernel reported */
 	struct poison_list notified;	/* pages the guest got a machine check for */
 	unsigned long injected;
+	unsigned long not_delivered;	/* AOs no vCPU took (reported each) */
+	unsigned long ao_handled;	/* AOs the monitor has dealt with, any outcome */
+	pthread_cond_t ao_handled_cond;
 };
 
 /* Per vCPU. */
 struct vcpu_mce {
-	pthread_mutex_t lock;		/* guards queue and len */
-	pthread_cond_t queued;
+	pthread_mutex_t lock;		/* guards queue, len and closed */
 	struct pending_mce queue[MCE_QUEUE_LEN];
 	unsigned int len;
+	int closed;			/* the vCPU left its loop: takes no AO */
 	uint64_t last_injected_gpa;	/* for the guest's "matches_injection" */
 	uintptr_t last_ar_addr;		/* repeat-AR guard */
 	unsigned int ar_repeats;
@@ -52,14 +55,25 @@ void mce_delivery_reset_vcpu(struct vcpu *v);
  */
 int mce_delivery_run_pending(struct vcpu *v);
 
-/* On the monitor thread: an AO from the kernel; translate, dedupe, queue. */
+/*
+ * On the monitor thread: an AO from the kernel; translate, dedupe, queue on
+ * a running vCPU, or report that none could take it.
+ */
 void mce_delivery_action_optional(struct vm *vm, const struct sigbus_event *ev);
 
-/* Test hook: wait up to timeout_s until v has want AOs queued. */
-void mce_delivery_wait_queued(struct vcpu *v, unsigned int want, unsigned int timeout_s);
+/*
+ * On the vCPU thread, as it leaves its loop: take no more AOs, and hand
+ * what is still queued to a vCPU that runs (or report it not delivered).
+ */
+void mce_delivery_close_vcpu(struct vcpu *v);
+
+/* Test hook: how many AOs the monitor has dealt with, and wait for more. */
+unsigned long mce_delivery_ao_handled(struct vm *vm);
+void mce_delivery_wait_ao_handled(struct vm *vm, unsigned long want, unsigned int timeout_s);
 
 unsigned int mce_delivery_poisoned_pages(struct vm *vm);
 unsigned long mce_delivery_injected(struct vm *vm);
+unsigned long mce_delivery_not_delivered(struct vm *vm);
 /* Reset: move the poisoned list to *out (caller frees) and forget both lists. */
 void mce_delivery_forget_poison(struct vm *vm, struct poison_list *out);
 

@@ -89,8 +89,16 @@ static int poison_page(const struct vmm_options *opt, uint8_t *hva, uint64_t *pf
 int poison_hook_run(struct vcpu *v)
 {
 	const struct vmm_options *opt = v->vm->opt;
+	unsigned long ao_before = mce_delivery_ao_handled(v->vm);
 	unsigned int i, expected = 0;
 
+	/*
+	 * Once per run: the pass number comes from the guest, which may repeat
+	 * it; poisoning again would hit pages that are already gone.
+	 */
+	if (v->vm->poison_hook_fired)
+		return 0;
+	v->vm->poison_hook_fired = 1;
 	for (i = 0; i < opt->nr_poison; i++) {
 		uint64_t gpa = opt->poison_gpas[i], pfn = 0;
 		uint8_t *hva = memslot_gpa_to_hva(&v->vm->mem, gpa, 1);
@@ -122,12 +130,13 @@ int poison_hook_run(struct vcpu *v)
 	}
 	/*
 	 * With early kill the kernel queues BUS_MCEERR_AO to the monitor
-	 * thread; wait until it has become an injection for this vCPU, so the
-	 * guest is told before it runs on (otherwise it might consume the poison
-	 * first and the scenario would test the AR path instead).
+	 * thread; wait until the monitor has dealt with each (queued it for a
+	 * vCPU, or said why not), so the guest is told before it runs on
+	 * (otherwise it might consume the poison first and the scenario would
+	 * test the AR path instead).
 	 */
 	if (expected && expect_early_kill(opt))
-		mce_delivery_wait_queued(v, expected, 5);
+		mce_delivery_wait_ao_handled(v->vm, ao_before + expected, 5);
 	if (opt->poison_vmm_heap)
 		return poison_own_heap(opt) < 0 ? -1 : 0;
 	return 0;

@@ -129,5 +129,6 @@ void *vcpu_thread(void *arg)
 	}
 	if (v->state == VCPU_FAILED && !vm->stop)
 		vm_stop(vm, 0);
+	mce_delivery_close_vcpu(v);
 	return NULL;
 }

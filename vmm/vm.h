@@ -45,6 +45,7 @@ struct vm {
 	struct guest_image image;
 	uint64_t entry;
 	unsigned int boot_count;	/* 1 at first boot, +1 per reset */
+	int poison_hook_fired;		/* the test hook ran (it runs once) */
 	struct vcpu vcpus[GUEST_MAX_VCPUS];
 	volatile int stop;		/* all vCPUs leave their loops */
 	volatile int reset_requested;
