@@ -3,6 +3,7 @@
 #include "guest_ram.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -15,18 +16,26 @@
 #include "vm.h"
 
 #define SZ_2M (2ULL << 20)
+#define HUGETLB_FREE "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"
 #ifndef MAP_HUGE_2MB
 #define MAP_HUGE_2MB (21 << 26)
 #endif
 
 static void *map_guest_ram(uint64_t size, enum memslot_backing backing, void *at)
 {
-	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (at ? MAP_FIXED : 0);
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS | (at ? MAP_FIXED : 0);
 	uint8_t *p, *aligned;
 
+	/*
+	 * hugetlb without MAP_NORESERVE: the kernel reserves the huge pages at
+	 * mmap time, so a pool that is too small fails here with ENOMEM and a
+	 * message, instead of with a SIGBUS at the first touch (before the
+	 * VMM's handler exists: rc 135, nothing said).
+	 */
 	if (backing == BACKING_HUGETLB)
 		return mmap(at, size, PROT_READ | PROT_WRITE, flags | MAP_HUGETLB | MAP_HUGE_2MB,
 			    -1, 0);
+	flags |= MAP_NORESERVE;
 	if (backing == BACKING_ANON || at)
 		return mmap(at, size, PROT_READ | PROT_WRITE, flags, -1, 0);
 	/* THP: a 2 MiB-aligned range, so whole huge pages can back it. */
@@ -40,6 +49,25 @@ static void *map_guest_ram(uint64_t size, enum memslot_backing backing, void *at
 	if (madvise(aligned, size, MADV_HUGEPAGE))
 		pr_warn("madvise(MADV_HUGEPAGE): %s", strerror(errno));
 	return aligned;
+}
+
+/* Why hugetlb guest RAM could not be mapped, with the numbers and the fix. */
+static void hugetlb_shortage(uint64_t mem_size)
+{
+	char buf[32] = "";
+	int e = errno, fd = open(HUGETLB_FREE, O_RDONLY | O_CLOEXEC);
+	unsigned long long need = mem_size / SZ_2M;
+
+	if (fd >= 0) {
+		if (read(fd, buf, sizeof(buf) - 1) < 0)
+			buf[0] = 0;
+		close(fd);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+	pr_err("cannot map %llu MiB of hugetlb guest RAM: %s: it needs %llu free 2 MiB pages, "
+	       "%s has %s (reserve them: echo %llu > /proc/sys/vm/nr_hugepages)",
+	       (unsigned long long)(mem_size >> 20), strerror(e), need, HUGETLB_FREE,
+	       buf[0] ? buf : "none", need);
 }
 
 int guest_ram_create(struct vm *vm)
@@ -58,11 +86,12 @@ int guest_ram_create(struct vm *vm)
 		s->backing = opt->backing;
 		s->hva = map_guest_ram(slot_size, opt->backing, NULL);
 		if (s->hva == MAP_FAILED) {
-			pr_err("cannot map %llu MiB of %s guest RAM: %s%s",
-			       (unsigned long long)(slot_size >> 20),
-			       memslot_backing_name(opt->backing), strerror(errno),
-			       opt->backing == BACKING_HUGETLB ?
-			       " (reserve 2 MiB pages: echo N > /proc/sys/vm/nr_hugepages)" : "");
+			if (opt->backing == BACKING_HUGETLB)
+				hugetlb_shortage(opt->mem_size);
+			else
+				pr_err("cannot map %llu MiB of %s guest RAM: %s",
+				       (unsigned long long)(slot_size >> 20),
+				       memslot_backing_name(opt->backing), strerror(errno));
 			return -1;
 		}
 		region = (struct kvm_userspace_memory_region) {

@@ -2,6 +2,16 @@
 # hugetlb page poisons all of it; the VMM poisons the whole extent the
 # kernel's si_addr_lsb tells it about, and the guest retires all 512 pages.
 . /hwlab/scenarios/_lib.sh
+
+# Too few free huge pages (none, then half of what 16 MiB needs): the VMM says
+# how many it needs and exits 1. With MAP_NORESERVE it died of SIGBUS at its
+# first touch of guest RAM instead, before its handler existed (rc 135).
+echo 0 >/proc/sys/vm/nr_hugepages
+expect hugetlb-none 1 'it needs 8 free 2 MiB pages, /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages has 0 (reserve them: echo 8 > /proc/sys/vm/nr_hugepages)' \
+	timed_vmm --backing hugetlb $GUEST
+echo 4 >/proc/sys/vm/nr_hugepages
+expect hugetlb-short 1 'has 4 (reserve them' timed_vmm --backing hugetlb $GUEST
+
 echo 16 >/proc/sys/vm/nr_hugepages
 
 echo 0 >/proc/sys/vm/memory_failure_early_kill
