@@ -8,6 +8,9 @@
 #                                      tests/integration/scenarios.table)
 # Env:   HWLAB_BOOT_TIMEOUT  seconds per outer-VM boot, for every scenario
 #                            (default: the scenario's timeout in the table)
+#        HWLAB_CPU_HOG       run N busy loops beside the whole suite (make
+#                            test-loaded: one per core), so that a test that
+#                            waits for time instead of for state shows up
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/tests/lib/scenario_table.sh"
@@ -33,6 +36,20 @@ if [ $# -gt 0 ]; then
 	done
 else
 	mapfile -t scenarios < <(awk '{ print $1 }' <<<"$table_rows")
+fi
+
+# The CPU hog: busy shells at the lowest priority would yield to the tests,
+# so they run at the same priority as everything else, as a busy CI machine's
+# other jobs do.
+hog_pids=()
+stop_hogs() { [ ${#hog_pids[@]} -eq 0 ] || kill "${hog_pids[@]}" 2>/dev/null; }
+trap stop_hogs EXIT
+if [ "${HWLAB_CPU_HOG:-0}" -gt 0 ]; then
+	for _ in $(seq "$HWLAB_CPU_HOG"); do
+		( while :; do :; done ) &
+		hog_pids+=($!)
+	done
+	echo "== $HWLAB_CPU_HOG CPU hog(s) running beside the tests (pids ${hog_pids[*]})"
 fi
 
 echo "== host unit tests"
