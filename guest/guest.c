@@ -381,6 +381,8 @@ void guest_main(uint64_t id, const struct hwlab_boot_info *bi)
 			for (idx = first; idx < last; idx++)
 				nret += page_retired(idx);
 			ucall(UCALL_PASS, NULL, pass, live, nret, errors, 0);
+			if (bi->flags & HWLAB_BOOT_REPEAT_PASS)
+				ucall(UCALL_PASS, NULL, pass, live, nret, errors, 0);
 		}
 		pass_barrier(bi->nr_vcpus);
 	}

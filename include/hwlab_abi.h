@@ -29,6 +29,7 @@
 #define HWLAB_BOOT_KEEP_MCIP	(1u << 1)	/* a buggy #MC handler: never clears MCIP */
 #define HWLAB_BOOT_RETRY_AR	(1u << 2)	/* a buggy #MC handler: re-runs the access */
 #define HWLAB_BOOT_FAIL_TEST	(1u << 3)	/* test: fail at once, as a failed check would */
+#define HWLAB_BOOT_REPEAT_PASS	(1u << 5)	/* a lying guest: every PASS ucall twice */
 
 struct hwlab_boot_info {
 	uint64_t magic;

@@ -127,6 +127,8 @@ static const struct option_desc options[] = {
 		     guest_retry_ar),
 	OPT_FLAG_ROW("guest-fail-test", "guest fails at once (shows where a guest failure is told)",
 		     guest_fail_test),
+	OPT_FLAG_ROW("guest-repeat-pass", "guest reports every pass twice (a guest that lies)",
+		     guest_repeat_pass),
 	OPT_CHOICE_ROW("mce-lsb", "MODE",
 		       "extent: MCi_MISC LSB = si_addr_lsb, one vMCE per huge page\n"
 		       "(default); page: always LSB 12 at the si_addr page, as a\nLinux guest needs",

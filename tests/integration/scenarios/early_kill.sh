@@ -17,4 +17,25 @@ expect_count guest-retired 1 ao.log '"event":"guest_retired"' '"gpa":"0x6a1000"'
 expect_count guest-done 1 ao.log '"event":"guest_done"' '"pages_retired":1' '"checksum_ok":true'
 check dmesg-sigbus "kernel log: SIGBUS sent to hwlab-vmm" \
 	sh -c "dmesg | grep -q 'Sending SIGBUS to hwlab-vmm'"
+
+# 40 AOs at once for a guest whose #MC handler never clears MCIP: one is
+# injected, the rest wait for a machine check that never ends, in a queue of
+# 32. None may overflow it (that crashed the VMM), none may vanish: each one
+# is injected or reported as not delivered, and the VMM stops cleanly when
+# the guest then consumes a poisoned page with MCIP still set.
+gpas=
+for i in $(seq 0 39); do
+	gpas="$gpas --poison-gpa $(printf '%#x' $((0x600000 + i * 4096)))"
+done
+run_vmm queue.log --mce-kill early --guest-keep-mcip $gpas $GUEST
+check queue-exit "MCIP kept with 40 AOs: VMM exits 1, not a crash (got $vmm_rc)" test "$vmm_rc" -eq 1
+expect_count queue-injected 1 queue.log '"si_code":"BUS_MCEERR_AO"' '"action":"inject"'
+expect_count queue-not-delivered 39 queue.log '"si_code":"BUS_MCEERR_AO"' '"action":"ignore"' \
+	'not delivered'
+check queue-full-said "the AOs past the 32-entry queue say so" \
+	sh -c "grep -q 'injection queue is full' queue.log"
+expect_count queue-no-fatal 0 queue.log '"action":"fatal"'
+expect_count queue-stop 1 queue.log '"si_code":"BUS_MCEERR_AR"' '"action":"stop"' 'MCG_STATUS.MCIP set'
+expect_count queue-vmm-exit 1 queue.log '"event":"vmm_exit"' '"poisoned_pages":40' \
+	'"ao_overflows":0' '"ao_not_delivered":39'
 finish

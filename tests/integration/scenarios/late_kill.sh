@@ -22,4 +22,14 @@ check dmesg-recovery "kernel log: memory failure recovered" \
 	sh -c "dmesg | grep -q 'Memory failure: 0x[0-9a-f]*: recovery action for dirty LRU page: Recovered'"
 hc1=$(hardware_corrupted_kb)
 check meminfo "HardwareCorrupted grew by 4 kB ($hc0 -> $hc1)" test $((hc1 - hc0)) -eq 4
+
+# A guest that repeats its pass numbers: the test hook still fires once (a
+# second run would poison the same, already isolated page again).
+run_vmm repeat.log --guest-repeat-pass --poison-gpa 0x524000 $GUEST
+check repeat-exit "pass numbers repeated: VMM exits 0 (got $vmm_rc)" test "$vmm_rc" -eq 0
+expect_count repeat-passes 6 repeat.log '"event":"guest_pass"'
+expect_count repeat-hook-once 1 repeat.log '"event":"poison_hook"'
+expect_count repeat-one-inject 1 repeat.log '"si_code":"BUS_MCEERR_AR"' '"gpa":"0x524000"' \
+	'"action":"inject"'
+expect_count repeat-done 1 repeat.log '"event":"guest_done"' '"pages_retired":1' '"checksum_ok":true'
 finish

@@ -28,6 +28,22 @@ expect bad-gpa 2 'outside the guest' timed_vmm --poison-gpa 0x40000000 $GUEST
 # unknown backing
 expect bad-option 2 "bad value 'floppy'" timed_vmm --backing floppy $GUEST
 
+# kill -BUS from another process is not a memory error: no address, nothing
+# faulted. The VMM names the sender and the guest runs on (it used to read
+# si_addr and exit "fatal").
+start_vmm bus.log --passes 0 $GUEST
+kill -BUS "$vmm_pid"
+wait_for bus.log '"event":"foreign_signal"'
+passes_then=$(count_lines bus.log '"event":"guest_pass"')
+wait_for bus.log '"event":"guest_pass"' "\"pass\":$((passes_then + 1)),"
+stop_vmm bus.log
+expect_count kill-bus-reported 1 bus.log '"event":"foreign_signal"' '"signal":"SIGBUS"' \
+	'"si_code":"SI_USER"' "\"sender_pid\":$$," '"action":"ignore"'
+expect_count kill-bus-runs-on 1 bus.log '"event":"guest_pass"' "\"pass\":$((passes_then + 1)),"
+expect_count kill-bus-no-fatal 0 bus.log '"action":"fatal"'
+expect_count kill-bus-exit 1 bus.log '"event":"vmm_exit"' '"status":"stopped"'
+check kill-bus-rc "VMM exits 0 after SIGTERM (got $vmm_rc)" test "$vmm_rc" -eq 0
+
 # a failing guest says where it failed (GUEST_FAIL: file:line: why)
 expect guest-fail-file-line 1 '"event":"guest_fail","vcpu":0,"reason":"guest/guest.c:' \
 	timed_vmm --guest-fail-test $GUEST
