@@ -104,38 +104,54 @@ exc_common:
 	iretq
 
 /*
- * Machine-check-safe page access, like the kernel's copy_mc_*: the one
- * instruction that touches the page is listed in __mc_extable, and the #MC
- * handler resumes at its fixup, which returns -1, instead of re-executing it.
+ * Machine-check-safe page access, like the kernel's copy_mc_*: the code
+ * from the retired check to the return is listed in __mc_extable as one
+ * range, and the #MC handler resumes at its fixup, which returns -1, instead
+ * of going on. A range, not the one access instruction: an action-optional
+ * machine check arrives at whatever instruction the vCPU is at, and if it
+ * retires this page, nothing after it may touch the page again.
+ *
+ * The retired bit is tested inside the range, so a machine check that
+ * retires the page between the caller's own check and the call is caught
+ * too: before the test, the test sees the bit; after it, the fixup runs.
  */
-.macro mc_extable insn, fixup
+.macro mc_extable start, end, fixup
 	.pushsection __mc_extable, "aw"
-	.quad	\insn, \fixup
+	.quad	\start, \end, \fixup
 	.popsection
 .endm
 
-/* long mc_safe_fill(void *page, uint64_t seed): page[i] = seed + i */
+/*
+ * long mc_safe_fill(void *page, uint64_t seed, const uint64_t *retired_word,
+ *                   uint64_t retired_bit): page[i] = seed + i
+ */
 	.globl mc_safe_fill
 mc_safe_fill:
+0:	test	%rcx, (%rdx)
+	jnz	3f
 	xor	%ecx, %ecx
 1:	lea	(%rsi,%rcx), %rax
-2:	mov	%rax, (%rdi,%rcx,8)
+	mov	%rax, (%rdi,%rcx,8)
 	inc	%rcx
 	cmp	$512, %rcx
 	jb	1b
 	xor	%eax, %eax
-	ret
+4:	ret
 3:	mov	$-1, %rax
 	ret
-	mc_extable 2b, 3b
+	mc_extable 0b, 4b, 3b
 
-/* long mc_safe_verify(const void *page, uint64_t seed): count of words != seed + i */
+/*
+ * long mc_safe_verify(const void *page, uint64_t seed, const uint64_t *retired_word,
+ *                     uint64_t retired_bit): count of words != seed + i
+ */
 	.globl mc_safe_verify
 mc_safe_verify:
+0:	test	%rcx, (%rdx)
+	jnz	3f
 	xor	%ecx, %ecx
 	xor	%edx, %edx
-1:
-2:	mov	(%rdi,%rcx,8), %rax
+1:	mov	(%rdi,%rcx,8), %rax
 	lea	(%rsi,%rcx), %r8
 	cmp	%r8, %rax
 	setne	%r9b
@@ -145,10 +161,10 @@ mc_safe_verify:
 	cmp	$512, %rcx
 	jb	1b
 	mov	%rdx, %rax
-	ret
+4:	ret
 3:	mov	$-1, %rax
 	ret
-	mc_extable 2b, 3b
+	mc_extable 0b, 4b, 3b
 
 	.bss
 	.align	4096

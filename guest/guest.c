@@ -29,8 +29,9 @@ struct idt_entry {
 	uint32_t off2, zero;
 } __attribute__((packed));
 
+/* [start, end): code of an mc-safe access; a machine check there resumes at fixup */
 struct mc_extable_entry {
-	uint64_t insn, fixup;
+	uint64_t start, end, fixup;
 };
 
 #define MAX_PAGES	(1u << 18)	/* 1 GiB of working set */
@@ -40,8 +41,9 @@ extern char exc_stub_5[], exc_stub_6[], exc_stub_7[], exc_stub_8[], exc_stub_9[]
 extern char exc_stub_10[], exc_stub_11[], exc_stub_12[], exc_stub_13[], exc_stub_14[];
 extern char exc_stub_15[], exc_stub_16[], exc_stub_17[], exc_stub_18[], exc_stub_19[];
 extern const struct mc_extable_entry __mc_extable_start[], __mc_extable_end[];
-long mc_safe_fill(void *page, uint64_t seed);
-long mc_safe_verify(const void *page, uint64_t seed);
+long mc_safe_fill(void *page, uint64_t seed, const uint64_t *retired_word, uint64_t retired_bit);
+long mc_safe_verify(const void *page, uint64_t seed, const uint64_t *retired_word,
+		    uint64_t retired_bit);
 void exception_dispatch(struct exc_frame *f);
 void guest_main(uint64_t vcpu_id, const struct hwlab_boot_info *bi);
 
@@ -181,7 +183,7 @@ static const struct mc_extable_entry *mc_access_at(uint64_t rip)
 	const struct mc_extable_entry *e;
 
 	for (e = __mc_extable_start; e < __mc_extable_end; e++)
-		if (e->insn == rip)
+		if (rip >= e->start && rip < e->end)
 			return e;
 	return NULL;
 }
@@ -358,7 +360,8 @@ void guest_main(uint64_t id, const struct hwlab_boot_info *bi)
 			uint64_t gpa = bi->workset_gpa + idx * GUEST_PAGE_SIZE;
 
 			if (!page_retired(idx))
-				mc_safe_fill((void *)gpa, seed_of(gpa, pass));
+				mc_safe_fill((void *)gpa, seed_of(gpa, pass), &retired[idx / 64],
+					     1ULL << (idx % 64));
 		}
 		for (idx = first; idx < last; idx++) {
 			uint64_t gpa = bi->workset_gpa + idx * GUEST_PAGE_SIZE;
@@ -366,7 +369,8 @@ void guest_main(uint64_t id, const struct hwlab_boot_info *bi)
 
 			if (page_retired(idx))
 				continue;
-			bad = mc_safe_verify((const void *)gpa, seed_of(gpa, pass));
+			bad = mc_safe_verify((const void *)gpa, seed_of(gpa, pass), &retired[idx / 64],
+					     1ULL << (idx % 64));
 			if (bad < 0)
 				continue;	/* #MC: the handler retired the page */
 			/* a page retired after its fill was never rewritten: not an error */
