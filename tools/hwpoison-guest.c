@@ -123,19 +123,87 @@ static uint64_t poison(pid_t pid, const struct memmap *m, uint64_t gpa, int may_
 	return t;
 }
 
-/* Count the VMM report lines that hold both needles. */
-static unsigned int count_in_log(const char *log, const char *a, const char *b)
+/*
+ * The soak follows the VMM's report as it grows, reading each line once
+ * (re-reading the whole file for every poll made the tool itself the slow
+ * part of an event as the log grew), and lines each event up on the one
+ * CLOCK_MONOTONIC: the tool's write, the VMM's SIGBUS handler, its
+ * injection report, and the guest's acknowledgement.
+ */
+struct soak_event {
+	uint64_t t_write;	/* tool: just before the corrupt-pfn write */
+	uint64_t t_signal;	/* VMM: SIGBUS handler (signal_t_ns) */
+	uint64_t t_inject;	/* VMM: injection reported (t_ns of the inject line) */
+	uint64_t t_retired;	/* VMM: the guest's RETIRED ucall reported */
+	uint64_t t_seen;	/* tool: saw the guest_retired line */
+	unsigned int injected, retired;
+	int ar;			/* the injection was an AR: the guest touched it first */
+};
+
+struct soak {
+	FILE *log;
+	uint64_t first;
+	unsigned int events;
+	struct soak_event *ev;
+};
+
+/* The number after "key": (decimal, or a quoted 0x... string); 0 if absent. */
+static uint64_t json_u64(const char *line, const char *key)
+{
+	char pat[48];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(line, pat);
+	if (!p)
+		return 0;
+	p += strlen(pat);
+	if (*p == '"')
+		p++;
+	return strtoull(p, NULL, 0);
+}
+
+static void soak_account(struct soak *sk, const char *line, uint64_t now)
+{
+	int retired = strstr(line, "\"event\":\"guest_retired\"") != NULL;
+	int inject = strstr(line, "\"event\":\"sigbus\"") && strstr(line, "\"action\":\"inject\"");
+	uint64_t gpa = json_u64(line, "gpa");
+	struct soak_event *e;
+
+	if ((!retired && !inject) || gpa < sk->first || (gpa - sk->first) / PAGE >= sk->events)
+		return;
+	e = &sk->ev[(gpa - sk->first) / PAGE];
+	if (inject && !e->injected++) {
+		e->t_signal = json_u64(line, "signal_t_ns");
+		e->t_inject = json_u64(line, "t_ns");
+		e->ar = strstr(line, "BUS_MCEERR_AR") != NULL;
+	}
+	if (retired && !e->retired++) {
+		e->t_retired = json_u64(line, "t_ns");
+		e->t_seen = now;
+	}
+}
+
+/* Account every complete line the VMM has added since the last call. */
+static void soak_follow(struct soak *sk)
 {
 	char line[1024];
-	unsigned int n = 0;
-	FILE *f = fopen(log, "r");
 
-	if (!f)
-		die("cannot read VMM report %s: %s", log, strerror(errno));
-	while (fgets(line, sizeof(line), f))
-		n += strstr(line, a) && strstr(line, b);
-	fclose(f);
-	return n;
+	for (;;) {
+		long at = ftell(sk->log);
+
+		if (!fgets(line, sizeof(line), sk->log)) {
+			clearerr(sk->log);
+			return;
+		}
+		if (!strchr(line, '\n')) {
+			/* a line still being written: read it whole next time */
+			fseek(sk->log, at, SEEK_SET);
+			clearerr(sk->log);
+			return;
+		}
+		soak_account(sk, line, monotonic_ns());
+	}
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -145,50 +213,107 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The i-th page of the soak and the report fragment that names it. */
-static uint64_t soak_page(uint64_t first, unsigned int i, char *needle, size_t len)
+/* Sort v (n values); the smallest value with at least num/den of them at or below it. */
+static uint64_t quantile(uint64_t *v, unsigned int n, unsigned int num, unsigned int den)
 {
-	uint64_t gpa = (first & ~(PAGE - 1)) + i * PAGE;
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[((uint64_t)n * num + den - 1) / den - 1];
+}
 
-	snprintf(needle, len, "\"gpa\":\"%#" PRIx64 "\"", gpa);
-	return gpa;
+static uint64_t span(uint64_t from, uint64_t to)
+{
+	return from && to > from ? to - from : 0;
+}
+
+static void soak_print(const struct soak *sk, unsigned int lost, unsigned int dup)
+{
+	uint64_t *total = calloc(sk->events, sizeof(*total)), *part = calloc(sk->events,
+									  sizeof(*part));
+	uint64_t med[4], p50, p99;
+	unsigned int i, n = 0, slow = 0, ar = 0, k;
+	const struct soak_event *s;
+
+	if (!total || !part)
+		die("out of memory");
+	for (i = 0; i < sk->events; i++) {
+		const struct soak_event *e = &sk->ev[i];
+
+		if (!e->retired)
+			continue;
+		total[n++] = e->t_seen - e->t_write;
+		ar += e->ar;
+		if (e->t_seen - e->t_write > sk->ev[slow].t_seen - sk->ev[slow].t_write ||
+		    !sk->ev[slow].retired)
+			slow = i;
+	}
+	/* the median of each stage: write->signal, signal->inject, inject->ack, ack->seen */
+	for (k = 0; k < 4; k++) {
+		unsigned int m = 0;
+
+		for (i = 0; i < sk->events; i++) {
+			const struct soak_event *e = &sk->ev[i];
+			uint64_t t[5] = { e->t_write, e->t_signal, e->t_inject, e->t_retired, e->t_seen };
+
+			if (e->retired)
+				part[m++] = span(t[k], t[k + 1]);
+		}
+		med[k] = quantile(part, m, 1, 2);
+	}
+	s = &sk->ev[slow];
+	/* sorted here, before total[n - 1] is read as the maximum */
+	p50 = quantile(total, n, 1, 2);
+	p99 = quantile(total, n, 99, 100);
+	printf("{\"event\":\"soak\",\"events\":%u,\"acked\":%u,\"lost\":%u,\"duplicated\":%u,"
+	       "\"ar\":%u,\"median_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ","
+	       "\"median_kernel_ns\":%" PRIu64 ",\"median_vmm_ns\":%" PRIu64 ","
+	       "\"median_guest_ns\":%" PRIu64 ",\"median_tool_ns\":%" PRIu64 ","
+	       "\"slowest\":{\"gpa\":\"%#" PRIx64 "\",\"si_code\":\"%s\",\"total_ns\":%" PRIu64 ","
+	       "\"kernel_ns\":%" PRIu64 ",\"vmm_ns\":%" PRIu64 ",\"guest_ns\":%" PRIu64 ","
+	       "\"tool_ns\":%" PRIu64 "}}\n",
+	       sk->events, n, lost, dup, ar, p50, p99, n ? total[n - 1] : 0, med[0], med[1], med[2], med[3],
+	       (uint64_t)(sk->first + slow * PAGE), s->ar ? "BUS_MCEERR_AR" : "BUS_MCEERR_AO",
+	       span(s->t_write, s->t_seen), span(s->t_write, s->t_signal),
+	       span(s->t_signal, s->t_inject), span(s->t_inject, s->t_retired),
+	       span(s->t_retired, s->t_seen));
+	free(total);
+	free(part);
 }
 
 static int soak(pid_t pid, const struct memmap *m, uint64_t first,
 		unsigned int events, const char *log, int may_touch)
 {
-	uint64_t *lat = calloc(events, sizeof(*lat));
-	unsigned int i, acked = 0, dup = 0, lost = 0;
-	char needle[64];
+	struct soak sk = { .first = first & ~(PAGE - 1), .events = events };
+	unsigned int i, lost = 0, dup = 0;
 
-	if (!lat)
+	sk.ev = calloc(events, sizeof(*sk.ev));
+	sk.log = fopen(log, "r");
+	if (!sk.ev)
 		die("out of memory");
+	if (!sk.log)
+		die("cannot read VMM report %s: %s", log, strerror(errno));
 	for (i = 0; i < events; i++) {
-		uint64_t gpa = soak_page(first, i, needle, sizeof(needle)), t0, deadline;
+		struct soak_event *e = &sk.ev[i];
+		uint64_t deadline;
 
-		t0 = poison(pid, m, gpa, may_touch);
-		deadline = t0 + 10ULL * 1000000000ULL;
-		while (!count_in_log(log, "\"event\":\"guest_retired\"", needle) &&
-		       monotonic_ns() < deadline)
-			usleep(200);
-		if (monotonic_ns() >= deadline) {
-			lost++;
-			continue;
+		e->t_write = poison(pid, m, sk.first + i * PAGE, may_touch);
+		/* a bound for a lost event, not a delay: the loop ends on the line */
+		deadline = e->t_write + 10ULL * 1000000000ULL;
+		for (;;) {
+			soak_follow(&sk);
+			if (e->retired || monotonic_ns() >= deadline)
+				break;
+			usleep(100);
 		}
-		lat[acked++] = monotonic_ns() - t0;
+		lost += !e->retired;
 	}
-	usleep(200 * 1000);	/* late duplicates would show by now */
-	for (i = 0; i < events; i++) {
-		soak_page(first, i, needle, sizeof(needle));
-		dup += count_in_log(log, "\"event\":\"guest_retired\"", needle) > 1;
-		dup += count_in_log(log, "\"action\":\"inject\"", needle) > 1;
-	}
-	qsort(lat, acked, sizeof(*lat), cmp_u64);
-	printf("{\"event\":\"soak\",\"events\":%u,\"acked\":%u,\"lost\":%u,\"duplicated\":%u,"
-	       "\"median_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}\n",
-	       events, acked, lost, dup, acked ? lat[acked / 2] : 0,
-	       acked ? lat[(acked * 99 + 99) / 100 - 1] : 0, acked ? lat[acked - 1] : 0);
-	free(lat);
+	soak_follow(&sk);
+	for (i = 0; i < events; i++)
+		dup += (sk.ev[i].retired > 1) + (sk.ev[i].injected > 1);
+	soak_print(&sk, lost, dup);
+	fclose(sk.log);
+	free(sk.ev);
 	return lost || dup;
 }
 

@@ -62,7 +62,7 @@ void mce_event_report(int vcpu_id, const struct pending_mce *p, const char *acti
 		snprintf(lsb, sizeof(lsb), ",\"lsb_out_of_range\":true,\"lsb_used\":%u", p->lsb);
 	report("sigbus",
 	       "\"si_code\":\"%s\",\"hva\":\"%#lx\",\"gpa\":%s,\"lsb\":%d%s,\"pages\":%llu,"
-	       "\"action\":\"%s\",\"vcpu\":%s,\"latency_ns\":%llu,\"t_ns\":%llu%s%s%s%s",
+	       "\"action\":\"%s\",\"vcpu\":%s,\"latency_ns\":%llu,\"signal_t_ns\":%llu%s%s%s%s",
 	       sigbus_code_name(p->ev.code), (unsigned long)p->ev.addr, gpa, p->ev.lsb, lsb,
 	       (unsigned long long)(p->ext.slot ? p->ext.len / GUEST_PAGE_SIZE : 0), action, vcpu,
 	       (unsigned long long)(now - p->ev.t_ns), (unsigned long long)p->ev.t_ns, mce,

@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "clock.h"
+
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void report(const char *event, const char *fmt, ...)
@@ -19,7 +21,8 @@ void report(const char *event, const char *fmt, ...)
 		vprintf(fmt, ap);
 		va_end(ap);
 	}
-	printf("}\n");
+	/* CLOCK_MONOTONIC is one clock for every process: tools line events up by it */
+	printf(",\"t_ns\":%llu}\n", (unsigned long long)monotonic_ns());
 	fflush(stdout);
 	pthread_mutex_unlock(&report_lock);
 }
