@@ -3,6 +3,8 @@
 #   make        VMM, guest, test programs (host side, no VM)
 #   make test   host unit tests + outer-VM integration scenarios
 #   make demo   boot the outer VM and tell the recovery story
+#   make asan   unit tests and VMM runs under ASan+UBSan (build/asan); part of make test
+#   make fuzz   libFuzzer on the ELF loader and the ucall decoder, FUZZ_SECONDS each
 CC      ?= gcc
 BUILD   := build
 CFLAGS  := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iinclude -Ivmm
@@ -22,7 +24,12 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/hwpoison-guest
 SCENARIOS := $(wildcard tests/integration/scenarios/*.sh)
 OBJ := $(BUILD)/obj
-HOST_CFLAGS := $(CFLAGS) -Ilib -MMD -MP
+# Sanitizer flags for compiling and linking; set by the asan and fuzz targets,
+# which rerun these rules with their own BUILD.
+SAN_FLAGS :=
+# hwlab-vmm is static (the outer VM's initramfs has no libc); ASan cannot be.
+VMM_STATIC := -static
+HOST_CFLAGS := $(CFLAGS) -Ilib -MMD -MP $(SAN_FLAGS)
 
 all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/unit-tests $(BUILD)/madvise_sigbus \
 	$(BUILD)/hwpoison-guest
@@ -42,10 +49,10 @@ $(BUILD)/libvmm.a: $(VMM_SRCS:%.c=$(OBJ)/%.o)
 
 # Static: the outer VM's initramfs has no libc.
 $(BUILD)/hwlab-vmm: $(OBJ)/vmm/main.o $(BUILD)/libvmm.a $(BUILD)/libhwlab.a
-	$(CC) -static -pthread -o $@ $^
+	$(CC) $(VMM_STATIC) $(SAN_FLAGS) -pthread -o $@ $^
 
 $(BUILD)/unit-tests: $(UNIT_SRCS:%.c=$(OBJ)/%.o) $(BUILD)/libvmm.a $(BUILD)/libhwlab.a
-	$(CC) -pthread -o $@ $^
+	$(CC) $(SAN_FLAGS) -pthread -o $@ $^
 
 $(OBJ)/tests/unit/%.o: HOST_CFLAGS += -Itests/unit
 
@@ -79,8 +86,20 @@ initramfs: $(BUILD)/initramfs.cpio.gz
 unit: $(BUILD)/unit-tests
 	$(BUILD)/unit-tests
 
+# ASan+UBSan: the same rules into build/asan, dynamically linked. Not
+# recovering from UB makes every sanitizer report fail the run.
+ASAN_BUILD := $(BUILD)/asan
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+asan-build:
+	$(MAKE) BUILD=$(ASAN_BUILD) SAN_FLAGS="$(ASAN_FLAGS)" VMM_STATIC= \
+		$(ASAN_BUILD)/hwlab-vmm $(ASAN_BUILD)/unit-tests
+
+asan: asan-build $(BUILD)/guest.elf
+	tests/host/asan.sh
+
 # The kernel step is a cached no-op when series and config are unchanged.
-test: all kernel initramfs
+test: all asan-build kernel initramfs
 	tests/run.sh
 
 demo: all kernel initramfs
@@ -92,4 +111,4 @@ deps:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all kernel initramfs unit test demo deps clean
+.PHONY: all kernel initramfs unit asan-build asan test demo deps clean
