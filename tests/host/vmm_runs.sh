@@ -38,6 +38,18 @@ tail_of() { tail -n 5 "$1" | tr '\n' ' '; }
 
 # --- input the VMM refuses before it opens /dev/kvm
 expect "${pfx}missing-image" 1 'cannot open guest image' timed 10 "$tmp/nonexistent.elf"
+# Not a regular file: a FIFO once blocked the VMM forever, a directory made
+# it malloc 2^63 bytes. A sparse file stands in for a huge image.
+mkfifo "$tmp/fifo"
+expect "${pfx}image-fifo" 1 "guest image $tmp/fifo is a FIFO, not a regular file" \
+	timed 10 "$tmp/fifo"
+expect "${pfx}image-directory" 1 "guest image $tmp is a directory, not a regular file" \
+	timed 10 "$tmp"
+expect "${pfx}image-device" 1 'guest image /dev/null is a character device, not a regular file' \
+	timed 10 /dev/null
+truncate -s 65M "$tmp/huge.elf"
+expect "${pfx}image-too-big" 1 "guest image $tmp/huge.elf is 68157440 bytes, more than the 64 MiB" \
+	timed 10 "$tmp/huge.elf"
 expect "${pfx}bad-option" 2 "bad value 'floppy'" timed 10 --backing floppy "$guest"
 expect "${pfx}bad-gpa" 2 'outside the guest' timed 10 --poison-gpa 0x40000000 "$guest"
 
