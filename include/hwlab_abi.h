@@ -39,6 +39,8 @@ struct hwlab_boot_info {
 	uint32_t passes;	/* 0: run until the VMM stops the guest */
 	uint32_t flags;
 	uint32_t boot_count;	/* 1 on first boot, +1 on every VMM reset */
+	uint32_t log_flood;	/* test: UCALL_LOG this many times in a row first */
+	uint32_t reserved;
 };
 
 /*

@@ -127,6 +127,8 @@ static const struct option_desc options[] = {
 		     guest_retry_ar),
 	OPT_FLAG_ROW("guest-fail-test", "guest fails at once (shows where a guest failure is told)",
 		     guest_fail_test),
+	OPT_UINT_ROW("guest-log-flood", "N", "guest logs N lines in a tight loop first (shows\n"
+		     "the guest_log rate limit)", guest_log_flood, UINT32_MAX),
 	OPT_CHOICE_ROW("mce-lsb", "MODE",
 		       "extent: MCi_MISC LSB = si_addr_lsb, one vMCE per huge page\n"
 		       "(default); page: always LSB 12 at the si_addr page, as a\nLinux guest needs",

@@ -4,7 +4,7 @@
 #     image, 2: a bad command line), quickly: every run is under timeout, so
 #     a VMM that blocks fails here instead of hanging make test;
 #   - with a usable /dev/kvm, a clean 2-vCPU run, malformed images (checked
-#     after the VM exists) and a failing guest. No poisoning: the host kernel
+#     after the VM exists), a failing guest and one that floods its log. No poisoning: the host kernel
 #     is not ours to poison. Without /dev/kvm those are one counted SKIP.
 # tests/host/asan.sh runs the same checks on the ASan+UBSan build.
 #
@@ -56,7 +56,7 @@ expect "${pfx}bad-gpa" 2 'outside the guest' timed 10 --poison-gpa 0x40000000 "$
 # --- runs on the host's /dev/kvm
 if ! "$vmm" --check >"$logs/${pfx}host-vmm-check.log" 2>&1; then
 	skip "${pfx}host-vmm" "no usable /dev/kvm on this host ($(tail -n 1 \
-		"$logs/${pfx}host-vmm-check.log")): the clean run, malformed images and guest failure need one"
+		"$logs/${pfx}host-vmm-check.log")): the clean run, malformed images, guest failure and log flood need one"
 	finish
 fi
 if timed 120 --vcpus 2 --passes 3 "$guest" >"$logs/${pfx}host-vmm.log" &&
@@ -71,6 +71,26 @@ expect "${pfx}malformed-image" 1 "malformed guest image $tmp/bad.elf: not an ELF
 	timed 20 "$tmp/bad.elf"
 head -c 100 "$guest" >"$tmp/trunc.elf"
 expect "${pfx}truncated-image" 1 'malformed guest image' timed 20 "$tmp/trunc.elf"
+# A guest that logs in a loop: the guest_log lines stay within the rate
+# limit (a burst of 50, then 20/s, per vCPU), and every line is either
+# printed or counted in a guest_log_suppressed line: printed + held = sent.
+flood=100000 flood_log=$logs/${pfx}log-flood.log
+t0=$(date +%s)
+timed 120 --guest-log-flood $flood --passes 1 "$guest" >"$flood_log"
+rc=$?
+secs=$(($(date +%s) - t0 + 1))
+printed=$(grep -c '"event":"guest_log"' "$flood_log")
+held=0
+for n in $(sed -n 's/.*"event":"guest_log_suppressed".*"count":\([0-9]*\).*/\1/p' "$flood_log"); do
+	held=$((held + n))
+done
+# the guest's "guest up" line is one more
+if [ "$rc" -eq 0 ] && [ "$printed" -le $((50 + 20 * secs)) ] && [ "$held" -gt 0 ] &&
+	[ $((printed + held)) -eq $((flood + 1)) ]; then
+	pass "${pfx}guest-log-flood" "$flood lines in ${secs}s: $printed printed (at most $((50 + 20 * secs))), $held counted as suppressed"
+else
+	fail "${pfx}guest-log-flood" "exit $rc, $printed printed (at most $((50 + 20 * secs))), $held suppressed, want $((flood + 1)) in all: $(tail_of "$flood_log")"
+fi
 expect "${pfx}guest-fail-file-line" 1 '"event":"guest_fail","vcpu":0,"reason":"guest/guest.c:' \
 	timed 20 --guest-fail-test "$guest"
 finish

@@ -22,6 +22,7 @@ int main(void)
 	run("shared library (numbers, memslot table)", test_lib);
 	run("VMM options table", test_options);
 	run("ucall decoder", test_ucall);
+	run("guest log rate limit", test_ratelimit);
 	printf("unit: %u passed, %u failed\n", unit_passed, unit_failed);
 	return unit_failed != 0;
 }

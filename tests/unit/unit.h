@@ -32,5 +32,6 @@ void test_mce_event(void);
 void test_lib(void);
 void test_options(void);
 void test_ucall(void);
+void test_ratelimit(void);
 
 #endif
