@@ -98,6 +98,27 @@ asan-build:
 asan: asan-build $(BUILD)/guest.elf
 	tests/host/asan.sh
 
+# libFuzzer (clang): the same rules into build/fuzz, every object built with
+# coverage; each target links only the pure code it fuzzes.
+FUZZ_BUILD := $(BUILD)/fuzz
+FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+FUZZ_SECONDS := 60
+FUZZERS := fuzz-elf-load fuzz-ucall
+
+$(BUILD)/fuzz-elf-load: $(OBJ)/tests/fuzz/fuzz_elf_load.o $(OBJ)/vmm/elf_load.o $(OBJ)/vmm/memslot.o
+	$(CC) $(SAN_FLAGS) -fsanitize=fuzzer -o $@ $^
+
+$(BUILD)/fuzz-ucall: $(OBJ)/tests/fuzz/fuzz_ucall.o $(OBJ)/vmm/ucall_decode.o \
+		$(OBJ)/vmm/memslot.o $(OBJ)/vmm/report.o
+	$(CC) $(SAN_FLAGS) -fsanitize=fuzzer -pthread -o $@ $^
+
+fuzz-build:
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=clang SAN_FLAGS="$(FUZZ_FLAGS)" $(FUZZERS:%=$(FUZZ_BUILD)/%)
+
+fuzz: fuzz-build $(BUILD)/guest.elf
+	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 # The kernel step is a cached no-op when series and config are unchanged.
 test: all asan-build kernel initramfs
 	tests/run.sh
@@ -111,4 +132,4 @@ deps:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all kernel initramfs unit asan-build asan test demo deps clean
+.PHONY: all kernel initramfs unit asan-build asan fuzz-build fuzz test demo deps clean
