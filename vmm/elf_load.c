@@ -32,15 +32,21 @@ static int check_segment_gpa(const Elf64_Phdr *ph, unsigned int i, uint64_t prev
 	return 0;
 }
 
+/*
+ * The headers are copied out, not cast in place: e_phoff is whatever the
+ * file says, and a program header at an odd offset is a misaligned access
+ * (undefined behaviour, which UBSan reports).
+ */
 int elf_load(const struct memslot_table *t, const uint8_t *image, size_t size,
 	     uint64_t *entry, char *err, size_t errlen)
 {
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)image;
+	Elf64_Ehdr ehdr, *eh = &ehdr;
 	unsigned int i, loaded = 0, prev = 0;
 	uint64_t prev_end = 0;
 
-	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG))
+	if (size < sizeof(*eh) || memcmp(image, ELFMAG, SELFMAG))
 		fail("not an ELF file");
+	memcpy(eh, image, sizeof(*eh));
 	if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB)
 		fail("not a little-endian ELF64 file");
 	if (eh->e_machine != EM_X86_64 || eh->e_type != ET_EXEC)
@@ -51,9 +57,10 @@ int elf_load(const struct memslot_table *t, const uint8_t *image, size_t size,
 		fail("program header table lies outside the file");
 
 	for (i = 0; i < eh->e_phnum; i++) {
-		const Elf64_Phdr *ph = (const Elf64_Phdr *)(image + eh->e_phoff) + i;
+		Elf64_Phdr phdr, *ph = &phdr;
 		uint8_t *dst;
 
+		memcpy(ph, image + eh->e_phoff + (size_t)i * sizeof(*ph), sizeof(*ph));
 		if (ph->p_type != PT_LOAD || ph->p_memsz == 0)
 			continue;
 		if (ph->p_filesz > ph->p_memsz || ph->p_offset > size ||

@@ -92,6 +92,17 @@ void test_elf_load(void)
 	((Elf64_Ehdr *)img)->e_entry = 1 << 30;
 	CHECK_REFUSED(n, "entry point");
 
+	/* a program header at an odd offset (found by make fuzz: UBSan, misaligned) */
+	n = make_image(img, RAM_GPA + 0x1000, 16, 16);
+	memmove(img + sizeof(Elf64_Ehdr) + 1, img + sizeof(Elf64_Ehdr), sizeof(Elf64_Phdr));
+	((Elf64_Ehdr *)img)->e_phoff = sizeof(Elf64_Ehdr) + 1;
+	CHECK_EQ(elf_load(&t, img, n, &entry, err, sizeof(err)), 0);
+
+	/* and the ELF header itself, where the caller's buffer is not aligned */
+	memmove(img + 1, img, n);
+	CHECK_EQ(elf_load(&t, img + 1, n, &entry, err, sizeof(err)), 0);
+	CHECK_EQ(entry, RAM_GPA + 0x1000);
+
 	/*
 	 * The boot area: x86_boot.c writes the page tables at 0x1000 before
 	 * loading, so a segment there would overwrite them. Refused even when
