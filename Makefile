@@ -5,6 +5,8 @@
 #   make test-loaded  the same beside a CPU hog on every core
 #   make soak N=1000  N poison events in one run: latency median/p99/max
 #   make demo   boot the outer VM and tell the recovery story
+#   make asan   unit tests and VMM runs under ASan+UBSan (build/asan); part of make test
+#   make fuzz   libFuzzer on the ELF loader and the ucall decoder, FUZZ_SECONDS each
 CC      ?= gcc
 BUILD   := build
 CFLAGS  := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iinclude -Ivmm
@@ -24,7 +26,12 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/hwpoison-guest
 SCENARIOS := $(wildcard tests/integration/scenarios/*.sh)
 OBJ := $(BUILD)/obj
-HOST_CFLAGS := $(CFLAGS) -Ilib -MMD -MP
+# Sanitizer flags for compiling and linking; set by the asan and fuzz targets,
+# which rerun these rules with their own BUILD.
+SAN_FLAGS :=
+# hwlab-vmm is static (the outer VM's initramfs has no libc); ASan cannot be.
+VMM_STATIC := -static
+HOST_CFLAGS := $(CFLAGS) -Ilib -MMD -MP $(SAN_FLAGS)
 
 all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/unit-tests $(BUILD)/madvise_sigbus \
 	$(BUILD)/hwpoison-guest
@@ -44,10 +51,10 @@ $(BUILD)/libvmm.a: $(VMM_SRCS:%.c=$(OBJ)/%.o)
 
 # Static: the outer VM's initramfs has no libc.
 $(BUILD)/hwlab-vmm: $(OBJ)/vmm/main.o $(BUILD)/libvmm.a $(BUILD)/libhwlab.a
-	$(CC) -static -pthread -o $@ $^
+	$(CC) $(VMM_STATIC) $(SAN_FLAGS) -pthread -o $@ $^
 
 $(BUILD)/unit-tests: $(UNIT_SRCS:%.c=$(OBJ)/%.o) $(BUILD)/libvmm.a $(BUILD)/libhwlab.a
-	$(CC) -pthread -o $@ $^
+	$(CC) $(SAN_FLAGS) -pthread -o $@ $^
 
 $(OBJ)/tests/unit/%.o: HOST_CFLAGS += -Itests/unit
 
@@ -81,8 +88,41 @@ initramfs: $(BUILD)/initramfs.cpio.gz
 unit: $(BUILD)/unit-tests
 	$(BUILD)/unit-tests
 
+# ASan+UBSan: the same rules into build/asan, dynamically linked. Not
+# recovering from UB makes every sanitizer report fail the run.
+ASAN_BUILD := $(BUILD)/asan
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+asan-build:
+	$(MAKE) BUILD=$(ASAN_BUILD) SAN_FLAGS="$(ASAN_FLAGS)" VMM_STATIC= \
+		$(ASAN_BUILD)/hwlab-vmm $(ASAN_BUILD)/unit-tests
+
+asan: asan-build $(BUILD)/guest.elf
+	tests/host/asan.sh
+
+# libFuzzer (clang): the same rules into build/fuzz, every object built with
+# coverage; each target links only the pure code it fuzzes.
+FUZZ_BUILD := $(BUILD)/fuzz
+FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+FUZZ_SECONDS := 60
+FUZZERS := fuzz-elf-load fuzz-ucall
+
+$(BUILD)/fuzz-elf-load: $(OBJ)/tests/fuzz/fuzz_elf_load.o $(OBJ)/vmm/elf_load.o $(OBJ)/vmm/memslot.o
+	$(CC) $(SAN_FLAGS) -fsanitize=fuzzer -o $@ $^
+
+$(BUILD)/fuzz-ucall: $(OBJ)/tests/fuzz/fuzz_ucall.o $(OBJ)/vmm/ucall_decode.o \
+		$(OBJ)/vmm/memslot.o $(OBJ)/vmm/report.o
+	$(CC) $(SAN_FLAGS) -fsanitize=fuzzer -pthread -o $@ $^
+
+fuzz-build:
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=clang SAN_FLAGS="$(FUZZ_FLAGS)" $(FUZZERS:%=$(FUZZ_BUILD)/%)
+
+fuzz: fuzz-build $(BUILD)/guest.elf
+	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 # The kernel step is a cached no-op when series and config are unchanged.
-test: all kernel initramfs
+test: all asan-build kernel initramfs
 	tests/run.sh
 
 # The same suite with every core kept busy by another process, as on a loaded
@@ -110,4 +150,4 @@ deps:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all kernel initramfs unit test test-loaded soak demo deps clean
+.PHONY: all kernel initramfs unit asan-build asan fuzz-build fuzz test test-loaded soak demo deps clean

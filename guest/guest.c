@@ -352,6 +352,9 @@ void guest_main(uint64_t id, const struct hwlab_boot_info *bi)
 	last = id + 1 == bi->nr_vcpus ? pages : first + per_vcpu;
 	ucall(UCALL_LOG, bi->flags & HWLAB_BOOT_NO_MCE ? "guest up, CR4.MCE clear" :
 	      "guest up, #MC handler installed, CR4.MCE set", id, first, last, bi->boot_count, 0);
+	/* test: a guest that logs in a loop must not flood the VMM's output */
+	for (idx = 0; idx < bi->log_flood; idx++)
+		ucall(UCALL_LOG, "log flood (--guest-log-flood)", idx, 0, 0, 0, 0);
 
 	for (pass = 1; !bi->passes || pass <= bi->passes; pass++) {
 		uint64_t live = 0;

@@ -29,7 +29,7 @@
 #define HWLAB_BOOT_KEEP_MCIP	(1u << 1)	/* a buggy #MC handler: never clears MCIP */
 #define HWLAB_BOOT_RETRY_AR	(1u << 2)	/* a buggy #MC handler: re-runs the access */
 #define HWLAB_BOOT_FAIL_TEST	(1u << 3)	/* test: fail at once, as a failed check would */
-#define HWLAB_BOOT_REPEAT_PASS	(1u << 5)	/* a lying guest: every PASS ucall twice */
+#define HWLAB_BOOT_REPEAT_PASS	(1u << 4)	/* a lying guest: every PASS ucall twice */
 
 struct hwlab_boot_info {
 	uint64_t magic;
@@ -40,6 +40,8 @@ struct hwlab_boot_info {
 	uint32_t passes;	/* 0: run until the VMM stops the guest */
 	uint32_t flags;
 	uint32_t boot_count;	/* 1 on first boot, +1 on every VMM reset */
+	uint32_t log_flood;	/* test: UCALL_LOG this many times in a row first */
+	uint32_t reserved;
 };
 
 /*

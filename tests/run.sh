@@ -84,24 +84,14 @@ run_checks() {
 	tally_checks "$log"
 }
 
-# The host's own /dev/kvm, where there is one that works, runs the guest too
-# (no poisoning here: the host kernel is not ours to poison); without one the
-# check is a counted SKIP. A subshell, so that the check library stays out
-# of this script's own counting.
-host_vmm_checks() (
-	. "$here/tests/lib/check.sh"
-	local vmm=$here/build/hwlab-vmm
-	if ! "$vmm" --check >"$logs/host-vmm-check.log" 2>&1; then
-		skip host-vmm "no usable /dev/kvm on this host ($(tail -n 1 "$logs/host-vmm-check.log"))"
-	elif "$vmm" --vcpus 2 --passes 2 "$here/build/guest.elf" >"$logs/host-vmm.log" 2>&1 &&
-		[ "$(grep -c '"event":"guest_done".*"checksum_ok":true' "$logs/host-vmm.log")" -eq 2 ]; then
-		pass host-vmm "2 vCPUs ran the guest to completion on the host's KVM"
-	else
-		fail host-vmm "see build/logs/host-vmm.log: $(tail -n 5 "$logs/host-vmm.log" | tr '\n' ' ')"
-	fi
-)
-echo "== VMM on the host's /dev/kvm"
-run_checks host-vmm-checks host_vmm_checks
+# The VMM on this host: bad input, and runs on the host's own /dev/kvm where
+# there is one that works (a counted SKIP without).
+echo "== VMM on the host (bad input; runs on the host's /dev/kvm)"
+run_checks vmm_runs "$here/tests/host/vmm_runs.sh"
+
+# The same runs and the unit tests under ASan+UBSan (make asan-build).
+echo "== ASan+UBSan build (build/asan)"
+run_checks asan "$here/tests/host/asan.sh"
 
 echo "== bad environments (host side)"
 run_checks bad_environment "$here/tests/host/bad_environment.sh"

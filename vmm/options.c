@@ -129,6 +129,8 @@ static const struct option_desc options[] = {
 		     guest_fail_test),
 	OPT_FLAG_ROW("guest-repeat-pass", "guest reports every pass twice (a guest that lies)",
 		     guest_repeat_pass),
+	OPT_UINT_ROW("guest-log-flood", "N", "guest logs N lines in a tight loop first (shows\n"
+		     "the guest_log rate limit)", guest_log_flood, UINT32_MAX),
 	OPT_CHOICE_ROW("mce-lsb", "MODE",
 		       "extent: MCi_MISC LSB = si_addr_lsb, one vMCE per huge page\n"
 		       "(default); page: always LSB 12 at the si_addr page, as a\nLinux guest needs",

@@ -10,5 +10,9 @@ struct vcpu;
  * guest finished on this vCPU (state set), -1 on a bad ucall (reported).
  */
 int ucall_handle(struct vcpu *v);
+/* At vCPU creation: a full guest_log rate limit. */
+void ucall_init_vcpu(struct vcpu *v);
+/* A guest_log_suppressed line for the guest_log lines held back, if any. */
+void ucall_report_suppressed(struct vcpu *v);
 
 #endif

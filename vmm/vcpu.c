@@ -25,6 +25,7 @@ int vcpu_create(struct vm *vm, unsigned int id)
 	v->vm = vm;
 	v->id = id;
 	mce_delivery_init_vcpu(v);
+	ucall_init_vcpu(v);
 	v->fd = kvm_ioctl(vm->vm_fd, KVM_CREATE_VCPU, id);
 	if (v->fd < 0)
 		return -1;
@@ -127,6 +128,7 @@ void *vcpu_thread(void *arg)
 		if (handle_exit(v) < 0)
 			v->state = VCPU_FAILED;
 	}
+	ucall_report_suppressed(v);	/* what the limit held back to the end */
 	if (v->state == VCPU_FAILED && !vm->stop)
 		vm_stop(vm, 0);
 	mce_delivery_close_vcpu(v);

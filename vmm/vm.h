@@ -12,6 +12,7 @@
 #include "mce_delivery.h"
 #include "memslot.h"
 #include "options.h"
+#include "ratelimit.h"
 #include "sigbus.h"
 
 enum vcpu_state {
@@ -32,6 +33,7 @@ struct vcpu {
 	struct sigbus_thread sig;
 	enum vcpu_state state;
 	struct vcpu_mce mce;		/* mce_delivery.c */
+	struct ratelimit log_limit;	/* guest_log lines (ucall.c) */
 };
 
 struct vm {

@@ -66,6 +66,7 @@ static int write_boot_structures(struct vm *vm)
 		    (opt->guest_fail_test ? HWLAB_BOOT_FAIL_TEST : 0) |
 		    (opt->guest_repeat_pass ? HWLAB_BOOT_REPEAT_PASS : 0);
 	bi->boot_count = vm->boot_count;
+	bi->log_flood = opt->guest_log_flood;
 	return 0;
 }
 

@@ -23,6 +23,8 @@ int main(void)
 	run("VMM options table", test_options);
 	run("SIGBUS event ring", test_ao_ring);
 	run("AO delivery to a running vCPU", test_mce_delivery);
+	run("ucall decoder", test_ucall);
+	run("guest log rate limit", test_ratelimit);
 	printf("unit: %u passed, %u failed\n", unit_passed, unit_failed);
 	return unit_failed != 0;
 }

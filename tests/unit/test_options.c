@@ -26,6 +26,7 @@ void test_options(void)
 	static const char *const names[] = {
 		"--mem MIB", "--slots N", "--backing KIND", "--vcpus N", "--passes N",
 		"--mce-kill POLICY", "--guest-no-mce", "--guest-keep-mcip", "--guest-retry-ar", "--guest-fail-test",
+		"--guest-log-flood N",
 		"--mce-lsb MODE", "--on-unrecoverable A", "--memmap FILE", "--poison-gpa GPA",
 		"--poison-pass N", "--poison-method M", "--poison-vmm-heap", "--check", "--help",
 	};
@@ -48,7 +49,7 @@ void test_options(void)
 
 	CHECK_EQ(parse(&o, (const char *const[]){ "--mem", "64", "--slots", "4", "--vcpus", "2",
 		 "--backing", "hugetlb", "--mce-kill", "early", "--mce-lsb", "page",
-		 "--guest-no-mce", "--poison-gpa", "0x523000", "--poison-gpa", "0x600000",
+		 "--guest-no-mce", "--guest-log-flood", "100000", "--poison-gpa", "0x523000", "--poison-gpa", "0x600000",
 		 "--poison-method", "corrupt-pfn", "--on-unrecoverable", "reset", "g.elf", NULL }), 0);
 	CHECK_EQ(o.mem_size, 64ULL << 20);
 	CHECK_EQ(o.nr_slots, 4);
@@ -57,6 +58,7 @@ void test_options(void)
 	CHECK_EQ(o.mce_kill, 1);	/* PR_MCE_KILL_EARLY */
 	CHECK_EQ(o.mce_page_lsb, 1);
 	CHECK_EQ(o.guest_no_mce, 1);
+	CHECK_EQ(o.guest_log_flood, 100000);
 	CHECK_EQ(o.nr_poison, 2);
 	CHECK_EQ(o.poison_gpas[1], 0x600000);
 	CHECK_EQ(o.poison_corrupt_pfn, 1);

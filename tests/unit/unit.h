@@ -33,5 +33,7 @@ void test_lib(void);
 void test_options(void);
 void test_ao_ring(void);
 void test_mce_delivery(void);
+void test_ucall(void);
+void test_ratelimit(void);
 
 #endif

@@ -44,6 +44,22 @@ expect_count kill-bus-no-fatal 0 bus.log '"action":"fatal"'
 expect_count kill-bus-exit 1 bus.log '"event":"vmm_exit"' '"status":"stopped"'
 check kill-bus-rc "VMM exits 0 after SIGTERM (got $vmm_rc)" test "$vmm_rc" -eq 0
 
+# a guest that logs in a loop: guest_log lines within the rate limit (a
+# burst of 50, then 20/s), and every line printed or counted as suppressed
+t0=$(date +%s)
+run_vmm flood.log --guest-log-flood 2000 --passes 1 $GUEST
+secs=$(($(date +%s) - t0 + 1))
+printed=$(count_lines flood.log '"event":"guest_log"')
+held=0
+for n in $(sed -n 's/.*"event":"guest_log_suppressed".*"count":\([0-9]*\).*/\1/p' flood.log); do
+	held=$((held + n))
+done
+check log-flood-exit "log flood: exits 0 (got $vmm_rc)" test "$vmm_rc" -eq 0
+check log-flood-bounded "log flood: $printed guest_log lines in ${secs}s, at most $((50 + 20 * secs))" \
+	test "$printed" -le $((50 + 20 * secs))
+check log-flood-counted "log flood: $printed printed + $held suppressed = 2001 (2000 and guest up)" \
+	test $((printed + held)) -eq 2001
+
 # a failing guest says where it failed (GUEST_FAIL: file:line: why)
 expect guest-fail-file-line 1 '"event":"guest_fail","vcpu":0,"reason":"guest/guest.c:' \
 	timed_vmm --guest-fail-test $GUEST

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# make fuzz's seed corpus, written at build time: the real guest image and a
+# few cut from it for the ELF loader, and one ucall of every command for the
+# ucall decoder (input: the 4-byte GPA, then guest RAM; see fuzz_ucall.c).
+# Usage: tests/fuzz/seeds.sh OUTDIR GUEST.elf
+set -euo pipefail
+out=$1 guest=$2
+mkdir -p "$out/elf-load" "$out/ucall"
+cp "$guest" "$out/elf-load/guest.elf"
+head -c 64 "$guest" >"$out/elf-load/header-only"
+head -c 4096 "$guest" >"$out/elf-load/first-page"
+
+# bytes N COUNT: the low COUNT bytes of N, little-endian
+bytes() {
+	local i
+	for ((i = 0; i < $2; i++)); do
+		printf "$(printf '\\x%02x' $(($1 >> 8 * i & 255)))"
+	done
+}
+u64() { bytes "$1" 8; }
+# ucall CMD MSG: a struct hwlab_ucall at GPA 0x10, in 512 bytes of RAM
+ucall() {
+	bytes 16 4
+	head -c 16 /dev/zero
+	u64 "$1"
+	u64 0x523000; u64 1; u64 0xbd80000000000134; u64 7; u64 9
+	printf '%s' "$2" | head -c 95
+	head -c $((96 - ${#2} + 512 - 16 - 144)) /dev/zero
+}
+ucall 1 'guest up, #MC handler installed, CR4.MCE set' >"$out/ucall/log"
+ucall 2 '' >"$out/ucall/retired"
+ucall 3 '' >"$out/ucall/pass"
+ucall 4 '' >"$out/ucall/done"
+ucall 5 'guest/guest.c:341: failing on request (--guest-fail-test)' >"$out/ucall/fail"
+ucall 6 '' >"$out/ucall/unknown"

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# hwlab-vmm on this host: what it is fed and how it answers.
+#   - bad input gets a clear message and a non-zero exit (1: a bad guest
+#     image, 2: a bad command line), quickly: every run is under timeout, so
+#     a VMM that blocks fails here instead of hanging make test;
+#   - with a usable /dev/kvm, a clean 2-vCPU run, malformed images (checked
+#     after the VM exists), a failing guest and one that floods its log. No poisoning: the host kernel
+#     is not ours to poison. Without /dev/kvm those are one counted SKIP.
+# tests/host/asan.sh runs the same checks on the ASan+UBSan build.
+#
+# Usage: tests/host/vmm_runs.sh [VMM [LOGDIR]]
+#        (default build/hwlab-vmm and build/logs)
+# Env:   HWLAB_CHECK_PREFIX  put before every check name and log name
+# Every VMM run's output is also appended to LOGDIR/PREFIXvmm-output.log,
+# for asan.sh to search for sanitizer reports. Exits with the failed checks.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+. "$here/tests/lib/check.sh"
+vmm=${1:-$here/build/hwlab-vmm}
+logs=${2:-$here/build/logs}
+guest=$here/build/guest.elf
+pfx=${HWLAB_CHECK_PREFIX:-}
+all_output=$logs/${pfx}vmm-output.log
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$logs"
+: >"$all_output"
+
+# timed SECONDS ARGS...: the VMM, killed (exit 124) if it outlives SECONDS
+timed() {
+	local limit=$1
+	shift
+	timeout "$limit" "$vmm" "$@" 2>&1 | tee -a "$all_output"
+}
+
+# tail_of FILE: its last lines on one line, for a FAIL detail
+tail_of() { tail -n 5 "$1" | tr '\n' ' '; }
+
+# --- input the VMM refuses before it opens /dev/kvm
+expect "${pfx}missing-image" 1 'cannot open guest image' timed 10 "$tmp/nonexistent.elf"
+# Not a regular file: a FIFO once blocked the VMM forever, a directory made
+# it malloc 2^63 bytes. A sparse file stands in for a huge image.
+mkfifo "$tmp/fifo"
+expect "${pfx}image-fifo" 1 "guest image $tmp/fifo is a FIFO, not a regular file" \
+	timed 10 "$tmp/fifo"
+expect "${pfx}image-directory" 1 "guest image $tmp is a directory, not a regular file" \
+	timed 10 "$tmp"
+expect "${pfx}image-device" 1 'guest image /dev/null is a character device, not a regular file' \
+	timed 10 /dev/null
+truncate -s 65M "$tmp/huge.elf"
+expect "${pfx}image-too-big" 1 "guest image $tmp/huge.elf is 68157440 bytes, more than the 64 MiB" \
+	timed 10 "$tmp/huge.elf"
+expect "${pfx}bad-option" 2 "bad value 'floppy'" timed 10 --backing floppy "$guest"
+expect "${pfx}bad-gpa" 2 'outside the guest' timed 10 --poison-gpa 0x40000000 "$guest"
+
+# --- runs on the host's /dev/kvm
+if ! "$vmm" --check >"$logs/${pfx}host-vmm-check.log" 2>&1; then
+	skip "${pfx}host-vmm" "no usable /dev/kvm on this host ($(tail -n 1 \
+		"$logs/${pfx}host-vmm-check.log")): the clean run, malformed images, guest failure and log flood need one"
+	finish
+fi
+if timed 120 --vcpus 2 --passes 3 "$guest" >"$logs/${pfx}host-vmm.log" &&
+	[ "$(grep -c '"event":"guest_done".*"checksum_ok":true' "$logs/${pfx}host-vmm.log")" -eq 2 ]; then
+	pass "${pfx}host-vmm" "2 vCPUs ran 3 passes of the guest to completion on the host's KVM"
+else
+	fail "${pfx}host-vmm" "see build/logs/${pfx}host-vmm.log: $(tail_of "$logs/${pfx}host-vmm.log")"
+fi
+
+echo 'not an elf file at all' >"$tmp/bad.elf"
+expect "${pfx}malformed-image" 1 "malformed guest image $tmp/bad.elf: not an ELF file" \
+	timed 20 "$tmp/bad.elf"
+head -c 100 "$guest" >"$tmp/trunc.elf"
+expect "${pfx}truncated-image" 1 'malformed guest image' timed 20 "$tmp/trunc.elf"
+# A guest that logs in a loop: the guest_log lines stay within the rate
+# limit (a burst of 50, then 20/s, per vCPU), and every line is either
+# printed or counted in a guest_log_suppressed line: printed + held = sent.
+flood=100000 flood_log=$logs/${pfx}log-flood.log
+t0=$(date +%s)
+timed 120 --guest-log-flood $flood --passes 1 "$guest" >"$flood_log"
+rc=$?
+secs=$(($(date +%s) - t0 + 1))
+printed=$(grep -c '"event":"guest_log"' "$flood_log")
+held=0
+for n in $(sed -n 's/.*"event":"guest_log_suppressed".*"count":\([0-9]*\).*/\1/p' "$flood_log"); do
+	held=$((held + n))
+done
+# the guest's "guest up" line is one more
+if [ "$rc" -eq 0 ] && [ "$printed" -le $((50 + 20 * secs)) ] && [ "$held" -gt 0 ] &&
+	[ $((printed + held)) -eq $((flood + 1)) ]; then
+	pass "${pfx}guest-log-flood" "$flood lines in ${secs}s: $printed printed (at most $((50 + 20 * secs))), $held counted as suppressed"
+else
+	fail "${pfx}guest-log-flood" "exit $rc, $printed printed (at most $((50 + 20 * secs))), $held suppressed, want $((flood + 1)) in all: $(tail_of "$flood_log")"
+fi
+expect "${pfx}guest-fail-file-line" 1 '"event":"guest_fail","vcpu":0,"reason":"guest/guest.c:' \
+	timed 20 --guest-fail-test "$guest"
+finish
