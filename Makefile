@@ -76,12 +76,13 @@ kernel:
 $(BUILD)/bzImage:
 	kernel/build.sh $(BUILD)
 
+# asan-build is a sub-make, always asked: it rebuilds nothing when nothing changed.
 $(BUILD)/initramfs.cpio.gz: $(OUTER_BINS) $(BUILD)/guest.elf $(SCENARIOS) outer-qemu/init \
-		outer-qemu/mkinitramfs.sh tests/lib/check.sh
+		outer-qemu/mkinitramfs.sh tests/lib/check.sh asan-build
 	rm -rf $(BUILD)/outer-bin && mkdir -p $(BUILD)/outer-bin/data
 	cp $(OUTER_BINS) $(BUILD)/outer-bin/
 	cp $(BUILD)/guest.elf $(BUILD)/outer-bin/data/
-	outer-qemu/mkinitramfs.sh $@ $(BUILD)/outer-bin tests/integration/scenarios
+	outer-qemu/mkinitramfs.sh $@ $(BUILD)/outer-bin tests/integration/scenarios $(ASAN_BUILD)/hwlab-vmm
 
 initramfs: $(BUILD)/initramfs.cpio.gz
 

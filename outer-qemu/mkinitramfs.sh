@@ -4,9 +4,14 @@
 # library they source (tests/lib/check.sh, taken from this checkout, packed
 # as /hwlab/lib/check.sh).
 #
-# Usage: outer-qemu/mkinitramfs.sh OUTPUT.cpio.gz BINDIR SCENARIODIR
+# Usage: outer-qemu/mkinitramfs.sh OUTPUT.cpio.gz BINDIR SCENARIODIR [ASAN_VMM]
+#
+# ASAN_VMM: the VMM built with ASan+UBSan (make asan-build), which cannot be
+# static: it goes to /hwlab/asan/hwlab-vmm with the shared libraries ldd
+# finds for it, at the same paths, so that the asan scenario can run it on
+# the outer VM's KVM (the machines this runs on have no /dev/kvm of their own).
 set -euo pipefail
-out=$1 bindir=$2 scendir=$3
+out=$1 bindir=$2 scendir=$3 asan_vmm=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 check_lib=$here/../tests/lib/check.sh
 busybox=${BUSYBOX:-/bin/busybox}
@@ -30,5 +35,16 @@ done
 [ -d "$bindir/data" ] && cp -r "$bindir/data" "$root/hwlab/"
 cp "$scendir"/*.sh "$root/hwlab/scenarios/"
 cp "$check_lib" "$root/hwlab/lib/check.sh"
+if [ -n "$asan_vmm" ]; then
+	[ -x "$asan_vmm" ] || die "no ASan VMM at $asan_vmm (make asan-build)"
+	mkdir -p "$root/hwlab/asan"
+	install -m 0755 "$asan_vmm" "$root/hwlab/asan/hwlab-vmm"
+	# "libx.so => /path (addr)" and "/lib64/ld-linux-x86-64.so.2 (addr)"
+	libs=$(ldd "$asan_vmm" | grep -o '/[^ ]*') || die "ldd $asan_vmm failed"
+	for lib in $libs; do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+fi
 (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$out.tmp"
 mv "$out.tmp" "$out"

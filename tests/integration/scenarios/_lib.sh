@@ -26,10 +26,11 @@ expect_count() {
 	got=$(count_lines "$f" "$@")
 	check "$name" "$want line(s) with $* (got $got)" test "$got" -eq "$want"
 }
+# (VMM, when set, is the binary: the asan scenario runs the ASan build)
 # timed_vmm ARGS... : the VMM, killed if it outlives VMM_TIMEOUT (default
 # 120 s) so that a hung VMM fails its check instead of hanging the boot;
 # for expect, e.g. "expect NAME 1 'message' timed_vmm bad.elf"
-timed_vmm() { timeout -s KILL "${VMM_TIMEOUT:-120}" hwlab-vmm "$@"; }
+timed_vmm() { timeout -s KILL "${VMM_TIMEOUT:-120}" "${VMM:-hwlab-vmm}" "$@"; }
 # run_vmm LOG ARGS... : run the VMM, keep its report in LOG, echo it to the console
 run_vmm() {
 	log=$1
@@ -53,7 +54,7 @@ hardware_corrupted_kb() { sed -n 's/^HardwareCorrupted: *\([0-9]*\) kB/\1/p' /pr
 start_vmm() {
 	log=$1
 	shift
-	timeout -s KILL "${VMM_TIMEOUT:-120}" hwlab-vmm "$@" >"$log" 2>"$log.err" &
+	timeout -s KILL "${VMM_TIMEOUT:-120}" "${VMM:-hwlab-vmm}" "$@" >"$log" 2>"$log.err" &
 	vmm_pid=$!
 	n=0
 	# bounded by the VMM's own timeout: a dead VMM ends the wait at once
