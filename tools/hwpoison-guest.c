@@ -133,6 +133,7 @@ static uint64_t poison(pid_t pid, const struct memmap *m, uint64_t gpa, int may_
 struct soak_event {
 	uint64_t t_write;	/* tool: just before the corrupt-pfn write */
 	uint64_t t_signal;	/* VMM: SIGBUS handler (signal_t_ns) */
+	uint64_t t_queued;	/* VMM, AO: the monitor queued it for a vCPU (queued_t_ns) */
 	uint64_t t_inject;	/* VMM: injection reported (t_ns of the inject line) */
 	uint64_t t_retired;	/* VMM: the guest's RETIRED ucall reported */
 	uint64_t t_seen;	/* tool: saw the guest_retired line */
@@ -175,6 +176,7 @@ static void soak_account(struct soak *sk, const char *line, uint64_t now)
 	e = &sk->ev[(gpa - sk->first) / PAGE];
 	if (inject && !e->injected++) {
 		e->t_signal = json_u64(line, "signal_t_ns");
+		e->t_queued = json_u64(line, "queued_t_ns");
 		e->t_inject = json_u64(line, "t_ns");
 		e->ar = strstr(line, "BUS_MCEERR_AR") != NULL;
 	}
@@ -248,7 +250,12 @@ static void soak_print(const struct soak *sk, unsigned int lost, unsigned int du
 		    !sk->ev[slow].retired)
 			slow = i;
 	}
-	/* the median of each stage: write->signal, signal->inject, inject->ack, ack->seen */
+	/*
+	 * the median of each stage: write->signal (kernel), signal->inject (VMM;
+	 * for an AO also split at the monitor queueing it: vmm_monitor_ns is
+	 * the monitor's wakeup, vmm_vcpu_ns the vCPU's next exit), inject->ack
+	 * (guest), ack->seen (tool)
+	 */
 	for (k = 0; k < 4; k++) {
 		unsigned int m = 0;
 
@@ -271,12 +278,14 @@ static void soak_print(const struct soak *sk, unsigned int lost, unsigned int du
 	       "\"median_guest_ns\":%" PRIu64 ",\"median_tool_ns\":%" PRIu64 ","
 	       "\"slowest\":{\"gpa\":\"%#" PRIx64 "\",\"si_code\":\"%s\",\"total_ns\":%" PRIu64 ","
 	       "\"kernel_ns\":%" PRIu64 ",\"vmm_ns\":%" PRIu64 ",\"guest_ns\":%" PRIu64 ","
-	       "\"tool_ns\":%" PRIu64 "}}\n",
+	       "\"tool_ns\":%" PRIu64 ",\"vmm_monitor_ns\":%" PRIu64 ",\"vmm_vcpu_ns\":%" PRIu64
+	       "}}\n",
 	       sk->events, n, lost, dup, ar, p50, p99, n ? total[n - 1] : 0, med[0], med[1], med[2], med[3],
 	       (uint64_t)(sk->first + slow * PAGE), s->ar ? "BUS_MCEERR_AR" : "BUS_MCEERR_AO",
 	       span(s->t_write, s->t_seen), span(s->t_write, s->t_signal),
 	       span(s->t_signal, s->t_inject), span(s->t_inject, s->t_retired),
-	       span(s->t_retired, s->t_seen));
+	       span(s->t_retired, s->t_seen), span(s->t_signal, s->t_queued),
+	       span(s->t_queued, s->t_inject));
 	free(total);
 	free(part);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "mce.h"
 #include "vm.h"
 
@@ -248,8 +249,10 @@ void mce_delivery_action_optional(struct vm *vm, const struct sigbus_event *ev)
 	else if (record_poison(vm, &p.ext) == 0)
 		mce_event_report(MCE_EVENT_NO_VCPU, &p, "ignore",
 				 "page already known to be poisoned");
-	else
+	else {
+		p.t_queued = monotonic_ns();
 		queue_on_running_vcpu(vm, &p, NULL);
+	}
 	pthread_mutex_lock(&vm->poison.lock);
 	vm->poison.ao_handled++;
 	pthread_cond_broadcast(&vm->poison.ao_handled_cond);

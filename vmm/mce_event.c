@@ -43,7 +43,7 @@ int mce_event_prepare(const struct memslot_table *mem, int page_lsb, const struc
 void mce_event_report(int vcpu_id, const struct pending_mce *p, const char *action,
 		      const char *reason)
 {
-	char gpa[24] = "null", vcpu[12] = "null", mce[192] = "", lsb[48] = "";
+	char gpa[24] = "null", vcpu[12] = "null", mce[192] = "", lsb[48] = "", queued[40] = "";
 	uint64_t now = monotonic_ns();
 
 	if (p->ext.slot)
@@ -58,13 +58,17 @@ void mce_event_report(int vcpu_id, const struct pending_mce *p, const char *acti
 			 (unsigned long long)p->mce.status, (unsigned long long)p->mce.mcg_status,
 			 (unsigned long long)p->mce.addr, (unsigned long long)p->mce.misc,
 			 p->mce.bank);
+	/* splits an AO's time into the monitor's wakeup and the vCPU's next exit */
+	if (p->t_queued)
+		snprintf(queued, sizeof(queued), ",\"queued_t_ns\":%llu",
+			 (unsigned long long)p->t_queued);
 	if (p->lsb_out_of_range)
 		snprintf(lsb, sizeof(lsb), ",\"lsb_out_of_range\":true,\"lsb_used\":%u", p->lsb);
 	report("sigbus",
 	       "\"si_code\":\"%s\",\"hva\":\"%#lx\",\"gpa\":%s,\"lsb\":%d%s,\"pages\":%llu,"
-	       "\"action\":\"%s\",\"vcpu\":%s,\"latency_ns\":%llu,\"signal_t_ns\":%llu%s%s%s%s",
+	       "\"action\":\"%s\",\"vcpu\":%s,\"latency_ns\":%llu,\"signal_t_ns\":%llu%s%s%s%s%s",
 	       sigbus_code_name(p->ev.code), (unsigned long)p->ev.addr, gpa, p->ev.lsb, lsb,
 	       (unsigned long long)(p->ext.slot ? p->ext.len / GUEST_PAGE_SIZE : 0), action, vcpu,
-	       (unsigned long long)(now - p->ev.t_ns), (unsigned long long)p->ev.t_ns, mce,
+	       (unsigned long long)(now - p->ev.t_ns), (unsigned long long)p->ev.t_ns, queued, mce,
 	       reason ? ",\"reason\":\"" : "", reason ? reason : "", reason ? "\"" : "");
 }

@@ -17,6 +17,7 @@ struct pending_mce {
 	struct sigbus_event ev;
 	struct gpa_extent ext;		/* ext.slot NULL: outside guest RAM */
 	unsigned int lsb;		/* the granule used: ev.lsb, or 12 if out of range */
+	uint64_t t_queued;		/* AO: when the monitor queued it for a vCPU (0: not) */
 	int lsb_out_of_range;
 };
 

@@ -35,6 +35,6 @@ expect_count soak-retired "$events" soak.log '"event":"guest_retired"' '"matches
 expect_count soak-vmm-exit 1 soak.log '"event":"vmm_exit"' '"status":"stopped"' \
 	"\"injected\":$events," "\"poisoned_pages\":$events," '"ao_overflows":0'
 check soak-breakdown "the slowest event's time is split into kernel, VMM, guest and tool" \
-	sh -c "echo '$summary' | grep -q '\"slowest\":{.*\"kernel_ns\":[0-9]*,\"vmm_ns\":[0-9]*,\"guest_ns\":[0-9]*,\"tool_ns\":[0-9]*}'"
+	sh -c "echo '$summary' | grep -q '\"slowest\":{.*\"kernel_ns\":[0-9]*,\"vmm_ns\":[0-9]*,\"guest_ns\":[0-9]*,\"tool_ns\":[0-9]*,\"vmm_monitor_ns\":[0-9]*,\"vmm_vcpu_ns\":[0-9]*}'"
 check soak-vmm-rc "VMM exits 0 (got $vmm_rc)" test "$vmm_rc" -eq 0
 finish
