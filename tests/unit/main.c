@@ -21,6 +21,7 @@ int main(void)
 	run("SIGBUS event to machine check", test_mce_event);
 	run("shared library (numbers, memslot table)", test_lib);
 	run("VMM options table", test_options);
+	run("which pages a tool may poison", test_page_classify);
 	printf("unit: %u passed, %u failed\n", unit_passed, unit_failed);
 	return unit_failed != 0;
 }

@@ -31,5 +31,6 @@ void test_elf_load(void);
 void test_mce_event(void);
 void test_lib(void);
 void test_options(void);
+void test_page_classify(void);
 
 #endif
