@@ -19,6 +19,8 @@
 /* Where a VMM with this pid publishes its table unless told otherwise. */
 #define HWLAB_MEMMAP_FMT	"/tmp/hwlab-vmm.%d.memmap"
 #define MEMMAP_MAX_SLOTS	16
+/* The kernel's PID_MAX_LIMIT on 64-bit; pid_max cannot be set above it. */
+#define HWLAB_PID_MAX		(4 * 1024 * 1024)
 
 struct memmap_slot {
 	unsigned int id;
@@ -36,8 +38,10 @@ void memmap_default_path(char *buf, size_t len, pid_t pid);
 /* Returns 0, or -1 with errno set. */
 int memmap_write(FILE *f, const struct memmap *m);
 /*
- * Parse a table. Returns 0, or -1 with a message in err (unreadable, no
- * slot, a malformed line).
+ * Parse a table, strictly: the "# pid N" header once, every number whole
+ * and in range, nothing after the fifth field, no overlapping slots.
+ * Returns 0, or -1 with a message in err (naming the line where one is
+ * wrong; also for no header, no slot, a read error).
  */
 int memmap_read(FILE *f, struct memmap *m, char *err, size_t errlen);
 /* The slot holding gpa, or NULL. */

@@ -59,8 +59,58 @@ static void test_memmap_round_trip(void)
 	fclose(f);
 }
 
+static int read_text(const char *text, struct memmap *m, char *err, size_t errlen)
+{
+	FILE *f = fmemopen((char *)text, strlen(text), "r");
+	int r = memmap_read(f, m, err, errlen);
+
+	fclose(f);
+	return r;
+}
+
+/* What sscanf() used to let through; each must be refused, naming its line. */
+static void test_memmap_strict(void)
+{
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "# pid 4294967297\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },	/* wrapped to 1 */
+		{ "# pid 12abc\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
+		{ "# pid -1\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
+		{ "# pid 0\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
+		{ "# pid 7\n# pid 8\n0 0 0x1000 0x7f0000000000 anon\n", "line 2" },
+		{ "# pid 7\n0 0 0x1000 0x7f0000000000 anon garbage\n", "line 2" },
+		{ "# pid 7\n0 0 0x1000 0x7f0000000000junk anon\n", "line 2" },
+		{ "# pid 7\n4294967296 0 0x1000 0x7f0000000000 anon\n", "line 2" },
+		{ "# pid 7\n0 0 0x10000000000000000 0x7f0000000000 anon\n", "line 2" },
+		{ "# pid 7\n0 -1 0x1000 0x7f0000000000 anon\n", "line 2" },
+		{ "# pid 7\n0 0 0 0x7f0000000000 anon\n", "line 2" },		/* empty slot */
+		{ "# pid 7\n0 0xfffffffffffff000 0x2000 0x7f0000000000 anon\n", "line 2" },
+		{ "# pid 7\n0 0 0x2000 0xfffffffffffff000 anon\n", "line 2" },
+		{ "# pid 7\n0 0 0x1000 0x7f0000000000 floppy\n", "line 2" },
+		{ "# pid 7\n0 0 0x1000 0x7f0000000000\n", "line 2" },
+		{ "# pid 7\n0 0 0x2000 0x7f0000000000 anon\n1 0x1000 0x1000 0x7f1000000000 anon\n",
+		  "line 3" },						/* overlaps slot 0 */
+		{ "0 0 0x1000 0x7f0000000000 anon\n", "no '# pid N' header" },
+	};
+	struct memmap m;
+	char err[200];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		CHECK_EQ(read_text(bad[i].text, &m, err, sizeof(err)), -1);
+		CHECK(strstr(err, bad[i].want) != NULL, "row %u: '%s' in '%s'", i, bad[i].want, err);
+	}
+	CHECK_EQ(read_text("# pid 4194304\n# slot gpa size hva backing\n\n"
+			   "0 0 0x1000 0x7f0000000000 thp", &m, err, sizeof(err)), 0);
+	CHECK_EQ(m.pid, 4194304);
+	CHECK_EQ(m.slots[0].size, 0x1000);
+}
+
 void test_lib(void)
 {
 	test_parse_u64();
 	test_memmap_round_trip();
+	test_memmap_strict();
 }
