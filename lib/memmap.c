@@ -1,14 +1,60 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "memmap.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "parse_num.h"
 
-void memmap_default_path(char *buf, size_t len, pid_t pid)
+void memmap_default_dir(char *buf, size_t len, uid_t uid)
 {
-	snprintf(buf, len, HWLAB_MEMMAP_FMT, (int)pid);
+	if (uid == 0)
+		snprintf(buf, len, "%s", HWLAB_MEMMAP_ROOT_DIR);
+	else
+		snprintf(buf, len, HWLAB_MEMMAP_USER_DIR, (unsigned int)uid);
+}
+
+void memmap_default_path(char *buf, size_t len, pid_t pid, uid_t uid)
+{
+	char dir[64];
+
+	memmap_default_dir(dir, sizeof(dir), uid);
+	snprintf(buf, len, "%s/" HWLAB_MEMMAP_FILE, dir, (int)pid);
+}
+
+int memmap_private_dir(const char *dir, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	/* lstat: a symlink planted here could point into someone else's directory */
+	if (lstat(dir, &st)) {
+		snprintf(err, errlen, "cannot stat %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s is not a directory (%s): refusing to publish there", dir,
+			 S_ISLNK(st.st_mode) ? "a symbolic link" : "another kind of file");
+		return -1;
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(err, errlen, "%s is owned by uid %u, not by this process's uid %u: "
+			 "refusing to publish there", dir, (unsigned int)st.st_uid,
+			 (unsigned int)geteuid());
+		return -1;
+	}
+	if ((st.st_mode & 0777) != 0700) {
+		snprintf(err, errlen, "%s has mode %04o, not 0700: refusing to publish there",
+			 dir, (unsigned int)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
 }
 
 int memmap_write(FILE *f, const struct memmap *m)

@@ -7,6 +7,11 @@
  *   # pid 1234
  *   # slot gpa size hva backing
  *   0 0 0x1000000 0x7f12c0000000 anon
+ *
+ * The tool that reads it runs as root and writes a PFN into the kernel's
+ * injector, so the file must be one nobody else could have written: the
+ * VMM creates it O_EXCL|O_NOFOLLOW, mode 0600, in a directory only its
+ * user can enter (memmap_private_dir).
  */
 #ifndef HWLAB_MEMMAP_H
 #define HWLAB_MEMMAP_H
@@ -16,8 +21,16 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* Where a VMM with this pid publishes its table unless told otherwise. */
-#define HWLAB_MEMMAP_FMT	"/tmp/hwlab-vmm.%d.memmap"
+/*
+ * Where a VMM publishes its table unless told otherwise: a private
+ * directory per user, /run/hwlab-vmm for root (the outer VM, the tests) and
+ * /tmp/hwlab-vmm-UID for anyone else, who cannot write /run. In /tmp anyone
+ * may create that name first; memmap_private_dir() then refuses it (owner
+ * or mode), which is a clear failure, never a file somebody else controls.
+ */
+#define HWLAB_MEMMAP_ROOT_DIR	"/run/hwlab-vmm"
+#define HWLAB_MEMMAP_USER_DIR	"/tmp/hwlab-vmm-%u"
+#define HWLAB_MEMMAP_FILE	"%d.memmap"
 #define MEMMAP_MAX_SLOTS	16
 /* The kernel's PID_MAX_LIMIT on 64-bit; pid_max cannot be set above it. */
 #define HWLAB_PID_MAX		(4 * 1024 * 1024)
@@ -34,7 +47,15 @@ struct memmap {
 	unsigned int count;
 };
 
-void memmap_default_path(char *buf, size_t len, pid_t pid);
+/* The private directory of a VMM running as uid, and its table's path in it. */
+void memmap_default_dir(char *buf, size_t len, uid_t uid);
+void memmap_default_path(char *buf, size_t len, pid_t pid, uid_t uid);
+/*
+ * Make dir (mode 0700) if it is missing; then, new or not, it must be a
+ * real directory (no symlink), owned by this process's euid, with no
+ * group or other permission bits. Returns 0, or -1 with a message in err.
+ */
+int memmap_private_dir(const char *dir, char *err, size_t errlen);
 /* Returns 0, or -1 with errno set. */
 int memmap_write(FILE *f, const struct memmap *m);
 /*

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -37,6 +38,18 @@
 
 static const char *debugfs = HWLAB_DEBUGFS;
 static int use_corrupt_va;	/* kernel patch 0002: by pid and address, no pagemap */
+
+/* The uid that owns /proc/PID: the process's (effective) uid. */
+static uid_t owner_of(pid_t pid)
+{
+	char path[32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (stat(path, &st))
+		die("pid %d: %s: %s", (int)pid, path, strerror(errno));
+	return st.st_uid;
+}
 
 static void read_memmap(const char *path, pid_t pid, struct memmap *m)
 {
@@ -257,7 +270,7 @@ int main(int argc, char **argv)
 	if (kill(pid, 0) && errno == ESRCH)
 		die("pid %d: no such process", (int)pid);
 	if (!memmap_path) {
-		memmap_default_path(memmap_default, sizeof(memmap_default), pid);
+		memmap_default_path(memmap_default, sizeof(memmap_default), pid, owner_of(pid));
 		memmap_path = memmap_default;
 	}
 	read_memmap(memmap_path, pid, &m);

@@ -134,8 +134,8 @@ static const struct option_desc options[] = {
 	OPT_CHOICE_ROW("on-unrecoverable", "A",
 		       "stop | reset: when the guest cannot take a machine check",
 		       reset_on_unrecoverable, unrecoverable_actions),
-	OPT_STRING_ROW("memmap", "FILE", "memslot table for tools (default /tmp/hwlab-vmm.PID.memmap)",
-		       memmap_path),
+	OPT_STRING_ROW("memmap", "FILE", "memslot table for tools, created new (default\n"
+		       "/run/hwlab-vmm/PID.memmap; not root: /tmp/hwlab-vmm-UID/)", memmap_path),
 	OPT_CALL_ROW("poison-gpa", "GPA", "test hook: poison GPA after vCPU 0 reports --poison-pass",
 		     add_poison_gpa),
 	OPT_UINT_ROW("poison-pass", "N", "(default 1)", poison_pass, UINT32_MAX),

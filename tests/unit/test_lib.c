@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* lib/: number parsing and the memslot table format shared by the VMM and the tools. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "memmap.h"
 #include "parse_num.h"
@@ -108,9 +111,54 @@ static void test_memmap_strict(void)
 	CHECK_EQ(m.slots[0].size, 0x1000);
 }
 
+/* memmap_private_dir(): made 0700 when missing; a symlink or an open mode refused. */
+static void test_memmap_private_dir(void)
+{
+	char base[] = "/tmp/hwlab-unit.XXXXXX", dir[64], link[64], err[200];
+	struct stat st;
+
+	if (!mkdtemp(base)) {
+		CHECK(0, "mkdtemp: cannot test memmap_private_dir");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/new", base);
+	snprintf(link, sizeof(link), "%s/link", base);
+	CHECK_EQ(memmap_private_dir(dir, err, sizeof(err)), 0);
+	CHECK(!stat(dir, &st) && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700,
+	      "created mode 0700");
+	CHECK_EQ(memmap_private_dir(dir, err, sizeof(err)), 0);	/* again: ours, fine */
+	CHECK_EQ(symlink(dir, link), 0);
+	CHECK_EQ(memmap_private_dir(link, err, sizeof(err)), -1);
+	CHECK(strstr(err, "symbolic link") != NULL, "%s", err);
+	CHECK_EQ(chmod(dir, 0755), 0);
+	CHECK_EQ(memmap_private_dir(dir, err, sizeof(err)), -1);
+	CHECK(strstr(err, "mode 0755, not 0700") != NULL, "%s", err);
+	if (geteuid() == 0) {
+		CHECK_EQ(chmod(dir, 0700), 0);
+		CHECK_EQ(chown(dir, 65534, 65534), 0);
+		CHECK_EQ(memmap_private_dir(dir, err, sizeof(err)), -1);
+		CHECK(strstr(err, "owned by uid 65534") != NULL, "%s", err);
+	}
+	unlink(link);
+	rmdir(dir);
+	rmdir(base);
+}
+
+static void test_memmap_default_path(void)
+{
+	char path[64];
+
+	memmap_default_path(path, sizeof(path), 1234, 0);
+	CHECK(!strcmp(path, "/run/hwlab-vmm/1234.memmap"), "%s", path);
+	memmap_default_path(path, sizeof(path), 1234, 1000);
+	CHECK(!strcmp(path, "/tmp/hwlab-vmm-1000/1234.memmap"), "%s", path);
+}
+
 void test_lib(void)
 {
 	test_parse_u64();
 	test_memmap_round_trip();
 	test_memmap_strict();
+	test_memmap_private_dir();
+	test_memmap_default_path();
 }
