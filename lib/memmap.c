@@ -189,6 +189,51 @@ int memmap_read(FILE *f, struct memmap *m, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Walk maps (ascending, as the kernel writes it) from start and say whether
+ * writable mappings cover [start, end) without a gap.
+ */
+static int writable_covered(FILE *maps, uint64_t start, uint64_t end)
+{
+	char line[512], perms[8];
+	uint64_t lo, hi, at = start;
+
+	rewind(maps);
+	while (at < end && fgets(line, sizeof(line), maps)) {
+		char rest[512] = "";
+
+		/* a path longer than the buffer: the numbers are in the first part */
+		while (!strchr(line, '\n') && !strchr(rest, '\n') &&
+		       fgets(rest, sizeof(rest), maps))
+			;
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi, perms) != 3)
+			return 0;
+		if (hi <= at)
+			continue;
+		if (lo > at || perms[1] != 'w')
+			return 0;
+		at = hi;
+	}
+	return at >= end;
+}
+
+int memmap_check_maps(const struct memmap *m, FILE *maps, char *err, size_t errlen)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->count; i++) {
+		const struct memmap_slot *s = &m->slots[i];
+
+		if (!writable_covered(maps, s->hva, s->hva + s->size)) {
+			snprintf(err, errlen, "slot %u: hva [%#" PRIx64 ", %#" PRIx64 ") is not "
+				 "inside writable mappings of pid %d", s->id, s->hva,
+				 s->hva + s->size, (int)m->pid);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 const struct memmap_slot *memmap_find_gpa(const struct memmap *m, uint64_t gpa)
 {
 	unsigned int i;

@@ -11,7 +11,8 @@
  * The tool that reads it runs as root and writes a PFN into the kernel's
  * injector, so the file must be one nobody else could have written: the
  * VMM creates it O_EXCL|O_NOFOLLOW, mode 0600, in a directory only its
- * user can enter (memmap_private_dir).
+ * user can enter (memmap_private_dir), and the tool checks owner, mode,
+ * pid and the slots against the VMM's mappings before it trusts a line.
  */
 #ifndef HWLAB_MEMMAP_H
 #define HWLAB_MEMMAP_H
@@ -65,6 +66,13 @@ int memmap_write(FILE *f, const struct memmap *m);
  * wrong; also for no header, no slot, a read error).
  */
 int memmap_read(FILE *f, struct memmap *m, char *err, size_t errlen);
+/*
+ * Is every slot's [hva, hva + size) inside writable mappings of the
+ * process whose /proc/PID/maps is open as maps? A table that points
+ * elsewhere (the VMM's own text, another process's layout) is refused:
+ * 0, or -1 with a message in err.
+ */
+int memmap_check_maps(const struct memmap *m, FILE *maps, char *err, size_t errlen);
 /* The slot holding gpa, or NULL. */
 const struct memmap_slot *memmap_find_gpa(const struct memmap *m, uint64_t gpa);
 

@@ -111,6 +111,41 @@ static void test_memmap_strict(void)
 	CHECK_EQ(m.slots[0].size, 0x1000);
 }
 
+/* A fake /proc/PID/maps: the slots must lie in writable mappings, gap-free. */
+static void test_memmap_check_maps(void)
+{
+	static const char maps[] =
+		"00400000-00452000 r-xp 00000000 08:02 173521 /usr/bin/hwlab-vmm\n"
+		"7f0000000000-7f0000800000 rw-p 00000000 00:00 0\n"
+		"7f0000800000-7f0001000000 rw-p 00000000 00:00 0\n"
+		"7f1000000000-7f1000400000 rw-p 00000000 00:00 0\n"
+		"7f1000500000-7f1000800000 rw-p 00000000 00:00 0\n"
+		"7f2000000000-7f2000800000 r--p 00000000 00:00 0\n";
+	struct memmap m = { .pid = 9, .count = 1 };
+	char err[200];
+	FILE *f = fmemopen((char *)maps, sizeof(maps) - 1, "r");
+
+	/* across two adjacent writable mappings (a remapped page splits one) */
+	m.slots[0] = (struct memmap_slot){ 0, 0, 0x1000000, 0x7f0000000000ULL, "anon" };
+	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), 0);
+	m.slots[0].hva = 0x400000;				/* the VMM's own text */
+	m.slots[0].size = 0x1000;
+	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	CHECK(strstr(err, "not inside writable mappings of pid 9") != NULL, "%s", err);
+	m.slots[0] = (struct memmap_slot){ 0, 0, 0x800000, 0x7f1000000000ULL, "anon" };
+	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);	/* a hole */
+	m.slots[0].hva = 0x7f2000000000ULL;				/* read-only */
+	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	m.slots[0].hva = 0x7f3000000000ULL;				/* nothing there */
+	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	m.slots[0] = (struct memmap_slot){ 0, 0, 0x1000000, 0x7f0000000000ULL, "anon" };
+	m.slots[1] = (struct memmap_slot){ 1, 0x1000000, 0x1000, 0x7f2000000000ULL, "anon" };
+	m.count = 2;						/* the second slot is bad */
+	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	CHECK(strstr(err, "slot 1:") != NULL, "%s", err);
+	fclose(f);
+}
+
 /* memmap_private_dir(): made 0700 when missing; a symlink or an open mode refused. */
 static void test_memmap_private_dir(void)
 {
@@ -159,6 +194,7 @@ void test_lib(void)
 	test_parse_u64();
 	test_memmap_round_trip();
 	test_memmap_strict();
+	test_memmap_check_maps();
 	test_memmap_private_dir();
 	test_memmap_default_path();
 }
