@@ -127,6 +127,8 @@ static const struct option_desc options[] = {
 		     guest_retry_ar),
 	OPT_FLAG_ROW("guest-fail-test", "guest fails at once (shows where a guest failure is told)",
 		     guest_fail_test),
+	OPT_FLAG_ROW("guest-read-unwritten", "test: guest reads a page nobody writes, so the\n"
+		     "host maps the zero page there (tools must refuse it)", guest_read_unwritten),
 	OPT_CHOICE_ROW("mce-lsb", "MODE",
 		       "extent: MCi_MISC LSB = si_addr_lsb, one vMCE per huge page\n"
 		       "(default); page: always LSB 12 at the si_addr page, as a\nLinux guest needs",

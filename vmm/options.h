@@ -28,6 +28,7 @@ struct vmm_options {
 	int guest_keep_mcip;		/* test: guest never clears MCG_STATUS.MCIP */
 	int guest_retry_ar;		/* test: guest returns into the poisoned access */
 	int guest_fail_test;		/* test: guest reports a failure at once */
+	int guest_read_unwritten;	/* test: guest reads a page nothing writes */
 	int mce_page_lsb;		/* MCi_MISC LSB always 12, for Linux guests */
 	int mce_kill;			/* -1 sysctl policy, else PR_MCE_KILL_EARLY/LATE */
 	int reset_on_unrecoverable;	/* else stop */

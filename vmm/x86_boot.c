@@ -63,7 +63,8 @@ static int write_boot_structures(struct vm *vm)
 	bi->flags = (opt->guest_no_mce ? HWLAB_BOOT_NO_MCE : 0) |
 		    (opt->guest_keep_mcip ? HWLAB_BOOT_KEEP_MCIP : 0) |
 		    (opt->guest_retry_ar ? HWLAB_BOOT_RETRY_AR : 0) |
-		    (opt->guest_fail_test ? HWLAB_BOOT_FAIL_TEST : 0);
+		    (opt->guest_fail_test ? HWLAB_BOOT_FAIL_TEST : 0) |
+		    (opt->guest_read_unwritten ? HWLAB_BOOT_READ_UNWRITTEN : 0);
 	bi->boot_count = vm->boot_count;
 	return 0;
 }

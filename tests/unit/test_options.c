@@ -26,6 +26,7 @@ void test_options(void)
 	static const char *const names[] = {
 		"--mem MIB", "--slots N", "--backing KIND", "--vcpus N", "--passes N",
 		"--mce-kill POLICY", "--guest-no-mce", "--guest-keep-mcip", "--guest-retry-ar", "--guest-fail-test",
+		"--guest-read-unwritten",
 		"--mce-lsb MODE", "--on-unrecoverable A", "--memmap FILE", "--poison-gpa GPA",
 		"--poison-pass N", "--poison-method M", "--poison-vmm-heap", "--check", "--help",
 	};
