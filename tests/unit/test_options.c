@@ -80,4 +80,13 @@ void test_options(void)
 	CHECK_EQ(parse(&o, (const char *const[]){ "--no-such-option", "g.elf", NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ "a.elf", "b.elf", NULL }), -1);
+	/* every number is whole and in range: empty is not 0, -1 and 2^32 + 1 do not wrap */
+	CHECK_EQ(parse(&o, (const char *const[]){ "--poison-gpa", "", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--poison-gpa", "-1", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--poison-gpa", "0x500000 ", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--mem", "", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--slots", "4294967297", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--passes", "4294967296", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--poison-pass", "", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--vcpus", "+2", "g.elf", NULL }), -1);
 }
