@@ -341,6 +341,9 @@ void guest_main(uint64_t id, const struct hwlab_boot_info *bi)
 		enable_machine_checks();
 	if (bi->flags & HWLAB_BOOT_FAIL_TEST)
 		GUEST_FAIL("failing on request (--guest-fail-test)", 0, 0, 0, 0);
+	/* a read fault on untouched host memory: KVM maps the host's zero page */
+	if (id == 0 && (bi->flags & HWLAB_BOOT_READ_UNWRITTEN))
+		(void)*(volatile const uint64_t *)GUEST_UNWRITTEN_GPA;
 	if (vcpu_id() != id)
 		GUEST_FAIL("per-cpu block does not match the vCPU id", 0, 0, 0, 0);
 

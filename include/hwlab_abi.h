@@ -18,6 +18,8 @@
 #define GUEST_BOOT_INFO_GPA	0x8000ULL
 #define GUEST_LOAD_GPA		0x100000ULL
 #define GUEST_WORKSET_GPA	0x400000ULL
+/* The page below the working set: nothing writes it (HWLAB_BOOT_READ_UNWRITTEN). */
+#define GUEST_UNWRITTEN_GPA	0x3ff000ULL
 #define GUEST_MAX_VCPUS		8
 #define GUEST_PAGE_SIZE		4096ULL
 
@@ -29,7 +31,9 @@
 #define HWLAB_BOOT_KEEP_MCIP	(1u << 1)	/* a buggy #MC handler: never clears MCIP */
 #define HWLAB_BOOT_RETRY_AR	(1u << 2)	/* a buggy #MC handler: re-runs the access */
 #define HWLAB_BOOT_FAIL_TEST	(1u << 3)	/* test: fail at once, as a failed check would */
-#define HWLAB_BOOT_REPEAT_PASS	(1u << 4)	/* a lying guest: every PASS ucall twice */
+#define HWLAB_BOOT_REPEAT_PASS	(1u << 5)	/* a lying guest: every PASS ucall twice */
+/* test: read GUEST_UNWRITTEN_GPA, never write it: the host maps the zero page there */
+#define HWLAB_BOOT_READ_UNWRITTEN	(1u << 4)
 
 struct hwlab_boot_info {
 	uint64_t magic;

@@ -15,6 +15,16 @@
 
 #define HWLAB_DEBUGFS	"/sys/kernel/debug"
 
+/* /proc/PID/pagemap, Documentation/admin-guide/mm/pagemap.rst */
+#define PAGEMAP_PRESENT_BIT	(1ULL << 63)
+#define PAGEMAP_SWAP_BIT	(1ULL << 62)
+#define PAGEMAP_EXCLUSIVE_BIT	(1ULL << 56)	/* the page is mapped exactly once */
+#define PAGEMAP_PFN_MASK	((1ULL << 55) - 1)
+/* /proc/kpageflags bits (include/uapi/linux/kernel-page-flags.h) */
+#define KPF_NOPAGE		20
+#define KPF_KSM			21
+#define KPF_ZERO_PAGE		24	/* the zero page, or the huge zero page */
+
 enum pagemap_state {
 	PAGEMAP_ERROR = -1,	/* pagemap could not be read: err says why */
 	PAGEMAP_PRESENT,	/* *pfn is the page frame */
@@ -23,9 +33,38 @@ enum pagemap_state {
 	PAGEMAP_PFN_HIDDEN,	/* present, but the PFN reads 0: needs CAP_SYS_ADMIN */
 };
 
+/* The raw pagemap entry for hva of pid (0: this process): 0, or -1 (err). */
+int pagemap_entry(pid_t pid, uint64_t hva, uint64_t *entry, char *err, size_t errlen);
 /* The page frame behind hva in process pid (0: this process). */
 enum pagemap_state pagemap_lookup(pid_t pid, uint64_t hva, uint64_t *pfn, char *err,
 				  size_t errlen);
+/* /proc/kpageflags for pfn (needs root): 0, or -1 (err). */
+int kpageflags_read(uint64_t pfn, uint64_t *flags, char *err, size_t errlen);
+
+/*
+ * May a tool poison the page behind an address of one process? Only a
+ * page that process maps alone: poisoning the zero page, a KSM page or a
+ * page shared with another process would hit memory that is not the
+ * target's (a system-wide page, for the zero page).
+ */
+enum page_verdict {
+	PAGE_ERROR = -1,	/* pagemap or kpageflags unreadable: err says why */
+	PAGE_OK,
+	PAGE_NOT_PRESENT,
+	PAGE_SWAPPED,
+	PAGE_PFN_HIDDEN,	/* no CAP_SYS_ADMIN */
+	PAGE_ZERO,		/* KPF_ZERO_PAGE: the zero page or the huge zero page */
+	PAGE_KSM,		/* KPF_KSM */
+	PAGE_NO_STRUCT_PAGE,	/* KPF_NOPAGE */
+	PAGE_SHARED,		/* pagemap bit 56 (exclusively mapped) clear */
+};
+/* Pure: a pagemap entry and the kpageflags word of its PFN -> the verdict. */
+enum page_verdict page_classify(uint64_t pagemap_entry, uint64_t kpageflags);
+/* Why a verdict refuses (or, for PAGE_OK, what the page is), for messages. */
+const char *page_verdict_why(enum page_verdict v);
+/* pagemap_entry() + kpageflags_read() + page_classify(); *pfn set when present. */
+enum page_verdict page_inspect(pid_t pid, uint64_t hva, uint64_t *pfn, char *err,
+			       size_t errlen);
 
 /*
  * Write pfn to DEBUGFS/hwpoison/corrupt-pfn, or "pid hva" to .../corrupt-va.

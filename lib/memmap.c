@@ -1,12 +1,60 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "memmap.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-void memmap_default_path(char *buf, size_t len, pid_t pid)
+#include "parse_num.h"
+
+void memmap_default_dir(char *buf, size_t len, uid_t uid)
 {
-	snprintf(buf, len, HWLAB_MEMMAP_FMT, (int)pid);
+	if (uid == 0)
+		snprintf(buf, len, "%s", HWLAB_MEMMAP_ROOT_DIR);
+	else
+		snprintf(buf, len, HWLAB_MEMMAP_USER_DIR, (unsigned int)uid);
+}
+
+void memmap_default_path(char *buf, size_t len, pid_t pid, uid_t uid)
+{
+	char dir[64];
+
+	memmap_default_dir(dir, sizeof(dir), uid);
+	snprintf(buf, len, "%s/" HWLAB_MEMMAP_FILE, dir, (int)pid);
+}
+
+int memmap_private_dir(const char *dir, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	/* lstat: a symlink planted here could point into someone else's directory */
+	if (lstat(dir, &st)) {
+		snprintf(err, errlen, "cannot stat %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s is not a directory (%s): refusing to publish there", dir,
+			 S_ISLNK(st.st_mode) ? "a symbolic link" : "another kind of file");
+		return -1;
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(err, errlen, "%s is owned by uid %u, not by this process's uid %u: "
+			 "refusing to publish there", dir, (unsigned int)st.st_uid,
+			 (unsigned int)geteuid());
+		return -1;
+	}
+	if ((st.st_mode & 0777) != 0700) {
+		snprintf(err, errlen, "%s has mode %04o, not 0700: refusing to publish there",
+			 dir, (unsigned int)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
 }
 
 int memmap_write(FILE *f, const struct memmap *m)
@@ -23,30 +71,105 @@ int memmap_write(FILE *f, const struct memmap *m)
 	return fflush(f) || ferror(f) ? -1 : 0;
 }
 
+/* "# pid N": 1 if line is the header (then *pid is set, or err says why), else 0. */
+static int parse_header(char *line, pid_t *pid, char *err, size_t errlen, unsigned int lineno)
+{
+	static const char prefix[] = "# pid ";
+	uint64_t v;
+
+	if (strncmp(line, prefix, sizeof(prefix) - 1))
+		return 0;
+	if (parse_u64(line + sizeof(prefix) - 1, HWLAB_PID_MAX, &v) || !v) {
+		snprintf(err, errlen, "line %u: '%s' is not a pid (1..%d)", lineno,
+			 line + sizeof(prefix) - 1, HWLAB_PID_MAX);
+		return -1;
+	}
+	*pid = v;
+	return 1;
+}
+
+/* One of the names memmap_write() writes. */
+static int known_backing(const char *s)
+{
+	return !strcmp(s, "anon") || !strcmp(s, "thp") || !strcmp(s, "hugetlb");
+}
+
+/*
+ * "slot gpa size hva backing": exactly five fields, every number whole and
+ * in range (parse_u64), no range that wraps past 2^64. sscanf() took
+ * "4294967297" as 1 and ignored what followed the fifth field.
+ */
+static int parse_slot(char *line, struct memmap_slot *s)
+{
+	char *field[6], *save = NULL;
+	uint64_t id;
+	unsigned int n = 0;
+
+	for (field[n] = strtok_r(line, " \t", &save); field[n] && n < 5;
+	     field[++n] = strtok_r(NULL, " \t", &save))
+		;
+	if (n != 5 || field[5] || parse_u64(field[0], UINT32_MAX, &id) ||
+	    parse_u64(field[1], UINT64_MAX, &s->gpa) || parse_u64(field[2], UINT64_MAX, &s->size) ||
+	    parse_u64(field[3], UINT64_MAX, &s->hva) || !known_backing(field[4]))
+		return -1;
+	if (!s->size || s->gpa + s->size < s->gpa || s->hva + s->size < s->hva)
+		return -1;
+	s->id = id;
+	snprintf(s->backing, sizeof(s->backing), "%s", field[4]);
+	return 0;
+}
+
+static int overlaps(const struct memmap *m, const struct memmap_slot *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->count; i++)
+		if (s->gpa < m->slots[i].gpa + m->slots[i].size &&
+		    m->slots[i].gpa < s->gpa + s->size)
+			return 1;
+	return 0;
+}
+
 int memmap_read(FILE *f, struct memmap *m, char *err, size_t errlen)
 {
 	char line[256];
 	unsigned int lineno = 0;
+	int r;
 
 	memset(m, 0, sizeof(*m));
 	while (fgets(line, sizeof(line), f)) {
 		struct memmap_slot *s = &m->slots[m->count];
-		int pid;
+		size_t len = strlen(line);
 
 		lineno++;
-		if (sscanf(line, "# pid %d", &pid) == 1) {
-			m->pid = pid;
-			continue;
-		}
-		if (line[0] == '#' || line[0] == '\n')
-			continue;
-		if (m->count == MEMMAP_MAX_SLOTS) {
-			snprintf(err, errlen, "more than %d slots", MEMMAP_MAX_SLOTS);
+		if (len && line[len - 1] == '\n')
+			line[--len] = 0;
+		else if (!feof(f)) {
+			snprintf(err, errlen, "line %u is longer than %zu characters", lineno,
+				 sizeof(line) - 2);
 			return -1;
 		}
-		if (sscanf(line, "%u %" SCNx64 " %" SCNx64 " %" SCNx64 " %15s", &s->id, &s->gpa,
-			   &s->size, &s->hva, s->backing) != 5 || !s->size) {
-			snprintf(err, errlen, "line %u is not 'slot gpa size hva backing'", lineno);
+		if (m->pid && !strncmp(line, "# pid ", 6)) {
+			snprintf(err, errlen, "line %u: a second pid header", lineno);
+			return -1;
+		}
+		r = parse_header(line, &m->pid, err, errlen, lineno);
+		if (r < 0)
+			return -1;
+		if (r || line[0] == '#' || !line[0])
+			continue;
+		if (m->count == MEMMAP_MAX_SLOTS) {
+			snprintf(err, errlen, "line %u: more than %d slots", lineno, MEMMAP_MAX_SLOTS);
+			return -1;
+		}
+		if (parse_slot(line, s)) {
+			snprintf(err, errlen, "line %u is not 'slot gpa size hva backing' "
+				 "(whole numbers, size > 0, no range past 2^64, backing "
+				 "anon|thp|hugetlb)", lineno);
+			return -1;
+		}
+		if (overlaps(m, s)) {
+			snprintf(err, errlen, "line %u: slot overlaps an earlier one", lineno);
 			return -1;
 		}
 		m->count++;
@@ -55,9 +178,58 @@ int memmap_read(FILE *f, struct memmap *m, char *err, size_t errlen)
 		snprintf(err, errlen, "read error");
 		return -1;
 	}
+	if (!m->pid) {
+		snprintf(err, errlen, "no '# pid N' header");
+		return -1;
+	}
 	if (!m->count) {
 		snprintf(err, errlen, "no slot in it");
 		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Walk maps (ascending, as the kernel writes it) from start and say whether
+ * writable mappings cover [start, end) without a gap.
+ */
+static int writable_covered(FILE *maps, uint64_t start, uint64_t end)
+{
+	char line[512], perms[8];
+	uint64_t lo, hi, at = start;
+
+	rewind(maps);
+	while (at < end && fgets(line, sizeof(line), maps)) {
+		char rest[512] = "";
+
+		/* a path longer than the buffer: the numbers are in the first part */
+		while (!strchr(line, '\n') && !strchr(rest, '\n') &&
+		       fgets(rest, sizeof(rest), maps))
+			;
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi, perms) != 3)
+			return 0;
+		if (hi <= at)
+			continue;
+		if (lo > at || perms[1] != 'w')
+			return 0;
+		at = hi;
+	}
+	return at >= end;
+}
+
+int memmap_check_maps(const struct memmap *m, FILE *maps, char *err, size_t errlen)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->count; i++) {
+		const struct memmap_slot *s = &m->slots[i];
+
+		if (!writable_covered(maps, s->hva, s->hva + s->size)) {
+			snprintf(err, errlen, "slot %u: hva [%#" PRIx64 ", %#" PRIx64 ") is not "
+				 "inside writable mappings of pid %d", s->id, s->hva,
+				 s->hva + s->size, (int)m->pid);
+			return -1;
+		}
 	}
 	return 0;
 }

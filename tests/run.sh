@@ -96,6 +96,9 @@ run_checks asan "$here/tests/host/asan.sh"
 echo "== bad environments (host side)"
 run_checks bad_environment "$here/tests/host/bad_environment.sh"
 
+echo "== hwpoison-guest's refusals, against a fake debugfs (host side)"
+run_checks tool_safety "$here/tests/host/tool_safety.sh"
+
 echo "== docs/design.md's file map"
 run_checks file_map "$here/tests/host/file_map.sh"
 

@@ -4,9 +4,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kvm_ioctl.h"
@@ -140,32 +143,116 @@ int guest_ram_remap_poisoned(struct vm *vm)
 	return r;
 }
 
-int guest_ram_publish(const struct vm *vm, const char *path)
-{
-	struct memmap m = { .pid = getpid() };
-	unsigned int i;
-	FILE *f;
-	int r;
+/*
+ * The published table's path, for guest_ram_unpublish(): a static buffer,
+ * so that the SIGBUS handler's fatal exit can remove the file without
+ * calling anything but unlink(2).
+ */
+static char published[PATH_MAX];
 
+void guest_ram_unpublish(void)
+{
+	if (published[0])
+		unlink(published);
+	published[0] = 0;
+}
+
+/*
+ * Create path for writing, never through a symlink and never opening a
+ * file that someone else made: O_EXCL|O_NOFOLLOW, and mode exactly 0600
+ * whatever the umask. In our own private directory an existing file can
+ * only be a stale table of an earlier VMM with our pid and our uid (killed
+ * before it could remove it): remove it and try once more. A --memmap file
+ * that exists is refused: it is not ours to replace.
+ */
+static int create_table(const char *path, int in_private_dir)
+{
+	int flags = O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC;
+	int fd = open(path, flags, 0600);
+
+	if (fd < 0 && errno == EEXIST && in_private_dir && !unlink(path))
+		fd = open(path, flags, 0600);
+	if (fd < 0) {
+		if (errno == EEXIST || errno == ELOOP)
+			pr_err("cannot publish the memslot table: %s already exists%s: refusing "
+			       "to write through it (remove it, or name another file)", path,
+			       errno == ELOOP ? " as a symbolic link" : "");
+		else
+			pr_errno("cannot create %s", path);
+		return -1;
+	}
+	if (fchmod(fd, 0600)) {
+		pr_errno("chmod 0600 %s", path);
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	return fd;
+}
+
+/* The table of vm's memslots, as the tools read it. */
+static void table_of(const struct vm *vm, struct memmap *m)
+{
+	unsigned int i;
+
+	*m = (struct memmap) { .pid = getpid() };
 	for (i = 0; i < vm->mem.count && i < MEMMAP_MAX_SLOTS; i++) {
 		const struct memslot *s = &vm->mem.slots[i];
 
-		m.slots[i] = (struct memmap_slot) {
+		m->slots[i] = (struct memmap_slot) {
 			.id = s->id, .gpa = s->gpa, .size = s->size, .hva = (uintptr_t)s->hva,
 		};
-		snprintf(m.slots[i].backing, sizeof(m.slots[i].backing), "%s",
+		snprintf(m->slots[i].backing, sizeof(m->slots[i].backing), "%s",
 			 memslot_backing_name(s->backing));
 	}
-	m.count = i;
-	f = fopen(path, "w");
-	if (!f) {
-		pr_errno("cannot write %s", path);
+	m->count = i;
+}
+
+int guest_ram_publish(const struct vm *vm, const char *path)
+{
+	static struct memmap m;
+	char dir[64], err[256];
+	FILE *f;
+	int fd, r;
+
+	if (!path) {
+		memmap_default_dir(dir, sizeof(dir), geteuid());
+		if (memmap_private_dir(dir, err, sizeof(err))) {
+			pr_err("cannot publish the memslot table: %s", err);
+			return -1;
+		}
+		memmap_default_path(published, sizeof(published), getpid(), geteuid());
+	} else if (snprintf(published, sizeof(published), "%s", path) >= (int)sizeof(published)) {
+		pr_err("--memmap: path too long");
+		published[0] = 0;
 		return -1;
 	}
+	fd = create_table(published, !path);
+	if (fd < 0) {
+		published[0] = 0;	/* not ours: never remove it */
+		return -1;
+	}
+	/* from here every exit removes it: return from main, exit(), die() */
+	atexit(guest_ram_unpublish);
+	f = fdopen(fd, "w");
+	if (!f) {
+		pr_errno("fdopen %s", published);
+		close(fd);
+		guest_ram_unpublish();
+		return -1;
+	}
+	table_of(vm, &m);
 	r = memmap_write(f, &m);
 	if (fclose(f))
 		r = -1;
-	if (r)
-		pr_errno("writing %s", path);
+	if (r) {
+		pr_errno("writing %s", published);
+		guest_ram_unpublish();
+	}
 	return r;
+}
+
+const char *guest_ram_published_path(void)
+{
+	return published;
 }

@@ -17,7 +17,17 @@ int guest_ram_create(struct vm *vm);
  * rebooted guest can use it. The old physical page stays isolated.
  */
 int guest_ram_remap_poisoned(struct vm *vm);
-/* Write the memslot table to path; 0, or -1 after a message. */
+/*
+ * Publish the memslot table: at path (--memmap), or NULL for the default
+ * in this user's private directory (lib/memmap.h). The file is created
+ * new (O_EXCL|O_NOFOLLOW, mode 0600) and removed at every exit: atexit(),
+ * and guest_ram_unpublish() for the paths that skip it. 0, or -1 after a
+ * message (with nothing left behind).
+ */
 int guest_ram_publish(const struct vm *vm, const char *path);
+/* Remove the published table, if any. Async-signal-safe: only unlink(2). */
+void guest_ram_unpublish(void);
+/* Where the table was published ("" when it is not). */
+const char *guest_ram_published_path(void);
 
 #endif

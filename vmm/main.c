@@ -22,7 +22,6 @@
 #include "guest_ram.h"
 #include "kvm_dev.h"
 #include "log.h"
-#include "memmap.h"
 #include "mce.h"
 #include "options.h"
 #include "report.h"
@@ -132,7 +131,6 @@ static int reset_guest(struct vm *vm)
 /* The VM up to its first KVM_RUN: 0, or -1 after a message. */
 static int setup(struct vm *vm, struct vmm_options *opt, int *ao_fd)
 {
-	static char memmap_default[64];
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	unsigned int i;
 
@@ -154,10 +152,7 @@ static int setup(struct vm *vm, struct vmm_options *opt, int *ao_fd)
 	}
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	if (!opt->memmap_path) {
-		memmap_default_path(memmap_default, sizeof(memmap_default), getpid());
-		opt->memmap_path = memmap_default;
-	}
+	/* last: nothing after it can fail and leave the table behind */
 	return guest_ram_publish(vm, opt->memmap_path);
 }
 
@@ -181,10 +176,11 @@ int main(int argc, char **argv)
 	if (setup(&vm, &opt, &ao_fd))
 		return 1;
 	report("vmm_start", "\"pid\":%d,\"mem\":%llu,\"slots\":%u,\"backing\":\"%s\",\"vcpus\":%u,"
-	       "\"hva\":\"%p\",\"mcg_cap\":\"%#llx\",\"mce_kill\":\"%s\"", getpid(),
+	       "\"hva\":\"%p\",\"mcg_cap\":\"%#llx\",\"mce_kill\":\"%s\",\"memmap\":\"%s\"",
+	       getpid(),
 	       (unsigned long long)opt.mem_size, opt.nr_slots, memslot_backing_name(opt.backing),
 	       opt.nr_vcpus, (void *)vm.mem.slots[0].hva, (unsigned long long)HWLAB_MCG_CAP,
-	       options_mce_kill_name(opt.mce_kill));
+	       options_mce_kill_name(opt.mce_kill), guest_ram_published_path());
 
 	for (;;) {
 		if (start_vcpus(&vm))
@@ -202,7 +198,8 @@ int main(int argc, char **argv)
 		done += vm.vcpus[i].state == VCPU_DONE ||
 			(stop_signal && vm.vcpus[i].state == VCPU_STOPPED);
 	ok = done == opt.nr_vcpus;
-	unlink(opt.memmap_path);
+	/* before vmm_exit: a script that saw that line finds the table gone */
+	guest_ram_unpublish();
 	report("vmm_exit", "\"status\":\"%s\",\"vcpus_done\":%u,\"injected\":%lu,"
 	       "\"poisoned_pages\":%u,\"resets\":%u,\"ao_overflows\":%lu,\"ao_not_delivered\":%lu",
 	       ok ? (stop_signal ? "stopped" : "ok") : "fail", done, mce_delivery_injected(&vm),

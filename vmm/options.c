@@ -131,6 +131,8 @@ static const struct option_desc options[] = {
 		     guest_repeat_pass),
 	OPT_UINT_ROW("guest-log-flood", "N", "guest logs N lines in a tight loop first (shows\n"
 		     "the guest_log rate limit)", guest_log_flood, UINT32_MAX),
+	OPT_FLAG_ROW("guest-read-unwritten", "test: guest reads a page nobody writes, so the\n"
+		     "host maps the zero page there (tools must refuse it)", guest_read_unwritten),
 	OPT_CHOICE_ROW("mce-lsb", "MODE",
 		       "extent: MCi_MISC LSB = si_addr_lsb, one vMCE per huge page\n"
 		       "(default); page: always LSB 12 at the si_addr page, as a\nLinux guest needs",
@@ -138,8 +140,8 @@ static const struct option_desc options[] = {
 	OPT_CHOICE_ROW("on-unrecoverable", "A",
 		       "stop | reset: when the guest cannot take a machine check",
 		       reset_on_unrecoverable, unrecoverable_actions),
-	OPT_STRING_ROW("memmap", "FILE", "memslot table for tools (default /tmp/hwlab-vmm.PID.memmap)",
-		       memmap_path),
+	OPT_STRING_ROW("memmap", "FILE", "memslot table for tools, created new (default\n"
+		       "/run/hwlab-vmm/PID.memmap; not root: /tmp/hwlab-vmm-UID/)", memmap_path),
 	OPT_CALL_ROW("poison-gpa", "GPA", "test hook: poison GPA after vCPU 0 reports --poison-pass",
 		     add_poison_gpa),
 	OPT_UINT_ROW("poison-pass", "N", "(default 1)", poison_pass, UINT32_MAX),

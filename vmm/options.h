@@ -30,6 +30,7 @@ struct vmm_options {
 	int guest_fail_test;		/* test: guest reports a failure at once */
 	int guest_repeat_pass;		/* test: guest sends every PASS ucall twice */
 	unsigned int guest_log_flood;	/* test: guest logs this many lines at once */
+	int guest_read_unwritten;	/* test: guest reads a page nothing writes */
 	int mce_page_lsb;		/* MCi_MISC LSB always 12, for Linux guests */
 	int mce_kill;			/* -1 sysctl policy, else PR_MCE_KILL_EARLY/LATE */
 	int reset_on_unrecoverable;	/* else stop */

@@ -4,6 +4,7 @@
 
 #include "ao_ring.h"
 #include "clock.h"
+#include "guest_ram.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -88,6 +89,7 @@ static void die_consumed(const siginfo_t *si)
 	else
 		put("the VMM consumed poisoned memory outside guest RAM");
 	put("\"}\n");
+	guest_ram_unpublish();	/* _exit() skips atexit(): remove the memslot table here */
 	_exit(3);
 }
 

@@ -25,6 +25,7 @@ int main(void)
 	run("AO delivery to a running vCPU", test_mce_delivery);
 	run("ucall decoder", test_ucall);
 	run("guest log rate limit", test_ratelimit);
+	run("which pages a tool may poison", test_page_classify);
 	printf("unit: %u passed, %u failed\n", unit_passed, unit_failed);
 	return unit_failed != 0;
 }

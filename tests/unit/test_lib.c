@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* lib/: number parsing and the memslot table format shared by the VMM and the tools. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "memmap.h"
 #include "parse_num.h"
@@ -59,8 +62,139 @@ static void test_memmap_round_trip(void)
 	fclose(f);
 }
 
+static int read_text(const char *text, struct memmap *m, char *err, size_t errlen)
+{
+	FILE *f = fmemopen((char *)text, strlen(text), "r");
+	int r = memmap_read(f, m, err, errlen);
+
+	fclose(f);
+	return r;
+}
+
+/* What sscanf() used to let through; each must be refused, naming its line. */
+static void test_memmap_strict(void)
+{
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "# pid 4294967297\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },	/* wrapped to 1 */
+		{ "# pid 12abc\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
+		{ "# pid -1\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
+		{ "# pid 0\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
+		{ "# pid 7\n# pid 8\n0 0 0x1000 0x7f0000000000 anon\n", "line 2" },
+		{ "# pid 7\n0 0 0x1000 0x7f0000000000 anon garbage\n", "line 2" },
+		{ "# pid 7\n0 0 0x1000 0x7f0000000000junk anon\n", "line 2" },
+		{ "# pid 7\n4294967296 0 0x1000 0x7f0000000000 anon\n", "line 2" },
+		{ "# pid 7\n0 0 0x10000000000000000 0x7f0000000000 anon\n", "line 2" },
+		{ "# pid 7\n0 -1 0x1000 0x7f0000000000 anon\n", "line 2" },
+		{ "# pid 7\n0 0 0 0x7f0000000000 anon\n", "line 2" },		/* empty slot */
+		{ "# pid 7\n0 0xfffffffffffff000 0x2000 0x7f0000000000 anon\n", "line 2" },
+		{ "# pid 7\n0 0 0x2000 0xfffffffffffff000 anon\n", "line 2" },
+		{ "# pid 7\n0 0 0x1000 0x7f0000000000 floppy\n", "line 2" },
+		{ "# pid 7\n0 0 0x1000 0x7f0000000000\n", "line 2" },
+		{ "# pid 7\n0 0 0x2000 0x7f0000000000 anon\n1 0x1000 0x1000 0x7f1000000000 anon\n",
+		  "line 3" },						/* overlaps slot 0 */
+		{ "0 0 0x1000 0x7f0000000000 anon\n", "no '# pid N' header" },
+	};
+	struct memmap m;
+	char err[200];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		CHECK_EQ(read_text(bad[i].text, &m, err, sizeof(err)), -1);
+		CHECK(strstr(err, bad[i].want) != NULL, "row %u: '%s' in '%s'", i, bad[i].want, err);
+	}
+	CHECK_EQ(read_text("# pid 4194304\n# slot gpa size hva backing\n\n"
+			   "0 0 0x1000 0x7f0000000000 thp", &m, err, sizeof(err)), 0);
+	CHECK_EQ(m.pid, 4194304);
+	CHECK_EQ(m.slots[0].size, 0x1000);
+}
+
+/* A fake /proc/PID/maps: the slots must lie in writable mappings, gap-free. */
+static void test_memmap_check_maps(void)
+{
+	static const char maps[] =
+		"00400000-00452000 r-xp 00000000 08:02 173521 /usr/bin/hwlab-vmm\n"
+		"7f0000000000-7f0000800000 rw-p 00000000 00:00 0\n"
+		"7f0000800000-7f0001000000 rw-p 00000000 00:00 0\n"
+		"7f1000000000-7f1000400000 rw-p 00000000 00:00 0\n"
+		"7f1000500000-7f1000800000 rw-p 00000000 00:00 0\n"
+		"7f2000000000-7f2000800000 r--p 00000000 00:00 0\n";
+	struct memmap m = { .pid = 9, .count = 1 };
+	char err[200];
+	FILE *f = fmemopen((char *)maps, sizeof(maps) - 1, "r");
+
+	/* across two adjacent writable mappings (a remapped page splits one) */
+	m.slots[0] = (struct memmap_slot){ 0, 0, 0x1000000, 0x7f0000000000ULL, "anon" };
+	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), 0);
+	m.slots[0].hva = 0x400000;				/* the VMM's own text */
+	m.slots[0].size = 0x1000;
+	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	CHECK(strstr(err, "not inside writable mappings of pid 9") != NULL, "%s", err);
+	m.slots[0] = (struct memmap_slot){ 0, 0, 0x800000, 0x7f1000000000ULL, "anon" };
+	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);	/* a hole */
+	m.slots[0].hva = 0x7f2000000000ULL;				/* read-only */
+	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	m.slots[0].hva = 0x7f3000000000ULL;				/* nothing there */
+	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	m.slots[0] = (struct memmap_slot){ 0, 0, 0x1000000, 0x7f0000000000ULL, "anon" };
+	m.slots[1] = (struct memmap_slot){ 1, 0x1000000, 0x1000, 0x7f2000000000ULL, "anon" };
+	m.count = 2;						/* the second slot is bad */
+	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	CHECK(strstr(err, "slot 1:") != NULL, "%s", err);
+	fclose(f);
+}
+
+/* memmap_private_dir(): made 0700 when missing; a symlink or an open mode refused. */
+static void test_memmap_private_dir(void)
+{
+	char base[] = "/tmp/hwlab-unit.XXXXXX", dir[64], link[64], err[200];
+	struct stat st;
+
+	if (!mkdtemp(base)) {
+		CHECK(0, "mkdtemp: cannot test memmap_private_dir");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/new", base);
+	snprintf(link, sizeof(link), "%s/link", base);
+	CHECK_EQ(memmap_private_dir(dir, err, sizeof(err)), 0);
+	CHECK(!stat(dir, &st) && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700,
+	      "created mode 0700");
+	CHECK_EQ(memmap_private_dir(dir, err, sizeof(err)), 0);	/* again: ours, fine */
+	CHECK_EQ(symlink(dir, link), 0);
+	CHECK_EQ(memmap_private_dir(link, err, sizeof(err)), -1);
+	CHECK(strstr(err, "symbolic link") != NULL, "%s", err);
+	CHECK_EQ(chmod(dir, 0755), 0);
+	CHECK_EQ(memmap_private_dir(dir, err, sizeof(err)), -1);
+	CHECK(strstr(err, "mode 0755, not 0700") != NULL, "%s", err);
+	if (geteuid() == 0) {
+		CHECK_EQ(chmod(dir, 0700), 0);
+		CHECK_EQ(chown(dir, 65534, 65534), 0);
+		CHECK_EQ(memmap_private_dir(dir, err, sizeof(err)), -1);
+		CHECK(strstr(err, "owned by uid 65534") != NULL, "%s", err);
+	}
+	unlink(link);
+	rmdir(dir);
+	rmdir(base);
+}
+
+static void test_memmap_default_path(void)
+{
+	char path[64];
+
+	memmap_default_path(path, sizeof(path), 1234, 0);
+	CHECK(!strcmp(path, "/run/hwlab-vmm/1234.memmap"), "%s", path);
+	memmap_default_path(path, sizeof(path), 1234, 1000);
+	CHECK(!strcmp(path, "/tmp/hwlab-vmm-1000/1234.memmap"), "%s", path);
+}
+
 void test_lib(void)
 {
 	test_parse_u64();
 	test_memmap_round_trip();
+	test_memmap_strict();
+	test_memmap_check_maps();
+	test_memmap_private_dir();
+	test_memmap_default_path();
 }

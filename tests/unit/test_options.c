@@ -27,6 +27,7 @@ void test_options(void)
 		"--mem MIB", "--slots N", "--backing KIND", "--vcpus N", "--passes N",
 		"--mce-kill POLICY", "--guest-no-mce", "--guest-keep-mcip", "--guest-retry-ar", "--guest-fail-test",
 		"--guest-log-flood N",
+		"--guest-read-unwritten",
 		"--mce-lsb MODE", "--on-unrecoverable A", "--memmap FILE", "--poison-gpa GPA",
 		"--poison-pass N", "--poison-method M", "--poison-vmm-heap", "--check", "--help",
 	};
@@ -81,4 +82,13 @@ void test_options(void)
 	CHECK_EQ(parse(&o, (const char *const[]){ "--no-such-option", "g.elf", NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ "a.elf", "b.elf", NULL }), -1);
+	/* every number is whole and in range: empty is not 0, -1 and 2^32 + 1 do not wrap */
+	CHECK_EQ(parse(&o, (const char *const[]){ "--poison-gpa", "", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--poison-gpa", "-1", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--poison-gpa", "0x500000 ", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--mem", "", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--slots", "4294967297", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--passes", "4294967296", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--poison-pass", "", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--vcpus", "+2", "g.elf", NULL }), -1);
 }

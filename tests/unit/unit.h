@@ -35,5 +35,6 @@ void test_ao_ring(void);
 void test_mce_delivery(void);
 void test_ucall(void);
 void test_ratelimit(void);
+void test_page_classify(void);
 
 #endif

@@ -41,6 +41,8 @@ run_vmm() {
 	sed 's/^/  vmm(stderr): /' "$log.err"
 	return $vmm_rc
 }
+# memmap_of PID: where the VMM with that pid publishes its memslot table (as root)
+memmap_of() { echo "/run/hwlab-vmm/$1.memmap"; }
 hardware_corrupted_kb() { sed -n 's/^HardwareCorrupted: *\([0-9]*\) kB/\1/p' /proc/meminfo; }
 # start_vmm LOG ARGS... : run the VMM in the background (sets vmm_pid) and
 # wait until it has published its memslot table and the guest has finished
@@ -58,7 +60,7 @@ start_vmm() {
 	vmm_pid=$!
 	n=0
 	# bounded by the VMM's own timeout: a dead VMM ends the wait at once
-	while ! { [ -f /tmp/hwlab-vmm.$vmm_pid.memmap ] && grep -q '"event":"guest_pass"' "$log"; } &&
+	while ! { [ -f "$(memmap_of $vmm_pid)" ] && grep -q '"event":"guest_pass"' "$log"; } &&
 		kill -0 "$vmm_pid" 2>/dev/null; do
 		sleep 0.1
 		n=$((n + 1))

@@ -6,7 +6,7 @@ check corrupt-va-exists "$va exists" test -e $va
 echo 0 >/proc/sys/vm/memory_failure_early_kill
 
 start_vmm va.log --passes 0 $GUEST
-hva=$(sed -n 's/^0 [^ ]* [^ ]* \(0x[0-9a-f]*\) .*/\1/p' /tmp/hwlab-vmm.$vmm_pid.memmap)
+hva=$(sed -n 's/^0 [^ ]* [^ ]* \(0x[0-9a-f]*\) .*/\1/p' "$(memmap_of $vmm_pid)")
 # GPA 0x700000 is hva + 0x700000 in the single slot
 page=$(printf '%#x' $((hva + 0x700000)))
 echo "$vmm_pid $page" >$va

@@ -35,5 +35,5 @@ expect_count late-ar 1 late.log '"si_code":"BUS_MCEERR_AR"' '"gpa":"0x9ff000"' '
 	'"mcg_status":"0x7"'
 expect_count late-retired 1 late.log '"event":"guest_retired"' '"gpa":"0x9ff000"' \
 	'"matches_injection":true'
-check late-gone "memslot table removed at exit" test ! -e /tmp/hwlab-vmm.$vmm_pid.memmap
+check late-gone "memslot table removed at exit" test ! -e "$(memmap_of $vmm_pid)"
 finish

@@ -15,4 +15,9 @@ run_vmm ar.log --poison-vmm-heap $GUEST
 check ar-vmm-exit-3 "AR outside RAM: VMM exits 3 (got $vmm_rc)" test "$vmm_rc" -eq 3
 expect_count ar-fatal 1 ar.log '"si_code":"BUS_MCEERR_AR"' '"gpa":null' '"action":"fatal"' \
 	'the VMM consumed poisoned memory outside guest RAM'
+# the fatal exit is _exit(3) from the SIGBUS handler: no atexit(), so the
+# handler removes the memslot table itself
+memmap=$(sed -n 's/.*"event":"vmm_start".*"memmap":"\([^"]*\)".*/\1/p' ar.log)
+check ar-table-removed "memslot table '$memmap' removed at the fatal exit" \
+	test -n "$memmap" -a ! -e "$memmap"
 finish

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lib/hwpoison_inject.c: which pages a tool may poison. Each row is a
+ * pagemap entry and the kpageflags word of its PFN, as the kernel reports
+ * them for the case named.
+ */
+#include "hwpoison_inject.h"
+#include "unit.h"
+
+#define PRESENT		PAGEMAP_PRESENT_BIT
+#define EXCL		PAGEMAP_EXCLUSIVE_BIT
+#define F(bit)		(1ULL << (bit))
+#define KPF_ANON	12
+#define KPF_THP		22
+
+static const struct {
+	const char *what;
+	uint64_t entry, kpageflags;
+	enum page_verdict want;
+} rows[] = {
+	{ "a page the guest wrote", PRESENT | EXCL | 0x1234, F(KPF_ANON), PAGE_OK },
+	{ "a THP the guest wrote", PRESENT | EXCL | 0x200, F(KPF_ANON) | F(KPF_THP), PAGE_OK },
+	{ "never touched", 0, 0, PAGE_NOT_PRESENT },
+	{ "swapped out", PAGEMAP_SWAP_BIT | 0x55, 0, PAGE_SWAPPED },
+	{ "PFN hidden without CAP_SYS_ADMIN", PRESENT | EXCL, 0, PAGE_PFN_HIDDEN },
+	/* a read fault maps the zero page: present, not exclusive */
+	{ "the zero page", PRESENT | 0x9a7, F(KPF_ZERO_PAGE), PAGE_ZERO },
+	{ "the huge zero page", PRESENT | 0x4000, F(KPF_ZERO_PAGE) | F(KPF_THP), PAGE_ZERO },
+	/* even if pagemap ever called it exclusive, a zero page is refused */
+	{ "zero page flagged exclusive", PRESENT | EXCL | 0x9a7, F(KPF_ZERO_PAGE), PAGE_ZERO },
+	{ "a KSM page", PRESENT | 0x777, F(KPF_KSM) | F(KPF_ANON), PAGE_KSM },
+	{ "a KSM page mapped once", PRESENT | EXCL | 0x777, F(KPF_KSM) | F(KPF_ANON), PAGE_KSM },
+	{ "no struct page", PRESENT | EXCL | 0xfee00, F(KPF_NOPAGE), PAGE_NO_STRUCT_PAGE },
+	{ "shared with a forked child", PRESENT | 0x1234, F(KPF_ANON), PAGE_SHARED },
+};
+
+void test_page_classify(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		enum page_verdict got = page_classify(rows[i].entry, rows[i].kpageflags);
+
+		CHECK(got == rows[i].want, "%s: verdict %d, want %d (%s)", rows[i].what, got,
+		      rows[i].want, page_verdict_why(rows[i].want));
+	}
+	/* every refusal says why in words */
+	for (i = PAGE_OK; i <= PAGE_SHARED; i++)
+		CHECK(page_verdict_why(i)[0] != '?', "verdict %u has a reason", i);
+}
