@@ -11,7 +11,7 @@ int ao_ring_push(struct ao_ring *r, const struct sigbus_event *ev)
 	 * and the consumer would wait at that gap for ever.
 	 */
 	do {
-		if (head - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) >= AO_RING_LEN) {
+		if (ao_ring_full(head, __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE))) {
 			__atomic_fetch_add(&r->dropped, 1, __ATOMIC_RELAXED);
 			return -1;
 		}

@@ -22,6 +22,17 @@ struct ao_ring {
 	unsigned long dropped;
 };
 
+/*
+ * Signed: a producer's head may be stale by the time it reads tail (others
+ * pushed and the consumer popped meanwhile), so head - tail can be negative.
+ * That is not a full ring; the producer's CAS fails on the stale head and it
+ * looks again. Unsigned, it wrapped and dropped the event.
+ */
+static inline int ao_ring_full(unsigned long head, unsigned long tail)
+{
+	return (long)(head - tail) >= AO_RING_LEN;
+}
+
 /* Async-signal-safe. Returns 0, or -1 when the ring was full (counted). */
 int ao_ring_push(struct ao_ring *r, const struct sigbus_event *ev);
 /* Consumer only. Returns 1 with the oldest event in *ev, 0 when none is ready. */

@@ -22,6 +22,7 @@ int main(void)
 	run("shared library (numbers, memslot table)", test_lib);
 	run("VMM options table", test_options);
 	run("SIGBUS event ring", test_ao_ring);
+	run("SIGBUS event ring, several producers", test_ao_ring_threads);
 	run("AO delivery to a running vCPU", test_mce_delivery);
 	run("ucall decoder", test_ucall);
 	run("guest log rate limit", test_ratelimit);

@@ -32,6 +32,7 @@ void test_mce_event(void);
 void test_lib(void);
 void test_options(void);
 void test_ao_ring(void);
+void test_ao_ring_threads(void);
 void test_mce_delivery(void);
 void test_ucall(void);
 void test_ratelimit(void);
