@@ -96,8 +96,18 @@ enum page_verdict page_classify(uint64_t entry, uint64_t kpageflags)
 		return PAGE_KSM;
 	if (kpageflags & (1ULL << KPF_NOPAGE))
 		return PAGE_NO_STRUCT_PAGE;
+	/*
+	 * Guest RAM is private anonymous memory (hugetlb MAP_PRIVATE pages are
+	 * PageAnon too). "Mapped once" alone also holds for a page-cache page
+	 * of the VMM's own binary or a kernel page such as kvm_run: refuse
+	 * whatever is not anonymous.
+	 */
+	if (entry & PAGEMAP_FILE_BIT)
+		return PAGE_NOT_ANON;
 	if (!(entry & PAGEMAP_EXCLUSIVE_BIT))
 		return PAGE_SHARED;
+	if (!(kpageflags & (1ULL << KPF_ANON)))
+		return PAGE_NOT_ANON;
 	return PAGE_OK;
 }
 
@@ -122,6 +132,9 @@ const char *page_verdict_why(enum page_verdict v)
 	case PAGE_SHARED:
 		return "not mapped by this process alone (shared after fork, or with another "
 		       "mapping): poisoning it would hit the others too";
+	case PAGE_NOT_ANON:
+		return "not anonymous memory (a page-cache page of a file, or a kernel page such "
+		       "as a vCPU's kvm_run): not guest RAM";
 	case PAGE_ERROR:
 		break;
 	}
@@ -139,7 +152,7 @@ enum page_verdict page_inspect(pid_t pid, uint64_t hva, uint64_t *pfn, char *err
 	*pfn = entry & PAGEMAP_PFN_MASK;
 	v = page_classify(entry, 0);
 	/* only a page that is there has flags worth reading */
-	if (v != PAGE_OK && v != PAGE_SHARED)
+	if (v != PAGE_OK && v != PAGE_SHARED && v != PAGE_NOT_ANON)
 		return v;
 	if (kpageflags_read(*pfn, &flags, err, errlen))
 		return PAGE_ERROR;

@@ -19,8 +19,10 @@
 #define PAGEMAP_PRESENT_BIT	(1ULL << 63)
 #define PAGEMAP_SWAP_BIT	(1ULL << 62)
 #define PAGEMAP_EXCLUSIVE_BIT	(1ULL << 56)	/* the page is mapped exactly once */
+#define PAGEMAP_FILE_BIT	(1ULL << 61)	/* file page or shared anon (not PageAnon) */
 #define PAGEMAP_PFN_MASK	((1ULL << 55) - 1)
 /* /proc/kpageflags bits (include/uapi/linux/kernel-page-flags.h) */
+#define KPF_ANON		12
 #define KPF_NOPAGE		20
 #define KPF_KSM			21
 #define KPF_ZERO_PAGE		24	/* the zero page, or the huge zero page */
@@ -57,6 +59,7 @@ enum page_verdict {
 	PAGE_KSM,		/* KPF_KSM */
 	PAGE_NO_STRUCT_PAGE,	/* KPF_NOPAGE */
 	PAGE_SHARED,		/* pagemap bit 56 (exclusively mapped) clear */
+	PAGE_NOT_ANON,		/* pagemap bit 61 set or KPF_ANON clear: page cache, kernel page */
 };
 /* Pure: a pagemap entry and the kpageflags word of its PFN -> the verdict. */
 enum page_verdict page_classify(uint64_t pagemap_entry, uint64_t kpageflags);

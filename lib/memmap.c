@@ -190,8 +190,19 @@ int memmap_read(FILE *f, struct memmap *m, char *err, size_t errlen)
 }
 
 /*
+ * Guest RAM: a private anonymous mapping, or a private hugetlb one (which
+ * maps shows as "/anon_hugepage (deleted)"). Not a file, not a shared
+ * mapping such as a vCPU's kvm_run, not the VMM's own data segment.
+ */
+static int private_anonymous(const char *perms, unsigned long inode, const char *path)
+{
+	return perms[1] == 'w' && perms[3] == 'p' &&
+	       ((!inode && !path[0]) || !strcmp(path, "/anon_hugepage (deleted)"));
+}
+
+/*
  * Walk maps (ascending, as the kernel writes it) from start and say whether
- * writable mappings cover [start, end) without a gap.
+ * private anonymous writable mappings cover [start, end) without a gap.
  */
 static int writable_covered(FILE *maps, uint64_t start, uint64_t end)
 {
@@ -206,11 +217,18 @@ static int writable_covered(FILE *maps, uint64_t start, uint64_t end)
 		while (!strchr(line, '\n') && !strchr(rest, '\n') &&
 		       fgets(rest, sizeof(rest), maps))
 			;
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi, perms) != 3)
+		char path[512] = "";
+		unsigned long inode;
+		int n = 0;
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*s %*s %lu %n", &lo, &hi, perms,
+			   &inode, &n) != 4 || strlen(perms) < 4)
 			return 0;
 		if (hi <= at)
 			continue;
-		if (lo > at || perms[1] != 'w')
+		snprintf(path, sizeof(path), "%s", line + n);
+		path[strcspn(path, "\n")] = 0;
+		if (lo > at || !private_anonymous(perms, inode, path))
 			return 0;
 		at = hi;
 	}
@@ -226,7 +244,7 @@ int memmap_check_maps(const struct memmap *m, FILE *maps, char *err, size_t errl
 
 		if (!writable_covered(maps, s->hva, s->hva + s->size)) {
 			snprintf(err, errlen, "slot %u: hva [%#" PRIx64 ", %#" PRIx64 ") is not "
-				 "inside writable mappings of pid %d", s->id, s->hva,
+				 "inside private anonymous writable mappings of pid %d", s->id, s->hva,
 				 s->hva + s->size, (int)m->pid);
 			return -1;
 		}

@@ -120,7 +120,12 @@ static void test_memmap_check_maps(void)
 		"7f0000800000-7f0001000000 rw-p 00000000 00:00 0\n"
 		"7f1000000000-7f1000400000 rw-p 00000000 00:00 0\n"
 		"7f1000500000-7f1000800000 rw-p 00000000 00:00 0\n"
-		"7f2000000000-7f2000800000 r--p 00000000 00:00 0\n";
+		"7f2000000000-7f2000800000 r--p 00000000 00:00 0\n"
+		/* writable, mapped once, and not guest RAM: the VMM's .data, kvm_run */
+		"7f4000000000-7f4000003000 rw-p 000e0000 08:02 173521 /usr/bin/hwlab-vmm\n"
+		"7f5000000000-7f5000003000 rw-s 00000000 00:0e 1052 anon_inode:kvm-vcpu:0\n"
+		"7f6000000000-7f6000400000 rw-s 00000000 00:01 2048 /dev/zero (deleted)\n"
+		"7f7000000000-7f7000400000 rw-p 00000000 00:0f 33001 /anon_hugepage (deleted)\n";
 	struct memmap m = { .pid = 9, .count = 1 };
 	char err[200];
 	FILE *f = fmemopen((char *)maps, sizeof(maps) - 1, "r");

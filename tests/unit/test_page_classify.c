@@ -10,7 +10,8 @@
 #define PRESENT		PAGEMAP_PRESENT_BIT
 #define EXCL		PAGEMAP_EXCLUSIVE_BIT
 #define F(bit)		(1ULL << (bit))
-#define KPF_ANON	12
+#define FILE		PAGEMAP_FILE_BIT
+#define KPF_HUGE	17
 #define KPF_THP		22
 
 static const struct {
@@ -32,6 +33,13 @@ static const struct {
 	{ "a KSM page mapped once", PRESENT | EXCL | 0x777, F(KPF_KSM) | F(KPF_ANON), PAGE_KSM },
 	{ "no struct page", PRESENT | EXCL | 0xfee00, F(KPF_NOPAGE), PAGE_NO_STRUCT_PAGE },
 	{ "shared with a forked child", PRESENT | 0x1234, F(KPF_ANON), PAGE_SHARED },
+	{ "a private hugetlb page", PRESENT | EXCL | 0x8000, F(KPF_ANON) | F(KPF_HUGE), PAGE_OK },
+	/* mapped once, yet not the guest's: the VMM's own data, a kernel page */
+	{ "a file page mapped once (the VMM's .data)", PRESENT | EXCL | FILE | 0x4e0, 0,
+	  PAGE_NOT_ANON },
+	{ "a shared mapping of a kernel page (kvm_run)", PRESENT | EXCL | FILE | 0x9000, 0,
+	  PAGE_NOT_ANON },
+	{ "no PM_FILE but not anonymous either", PRESENT | EXCL | 0x4e1, 0, PAGE_NOT_ANON },
 };
 
 void test_page_classify(void)
@@ -45,6 +53,6 @@ void test_page_classify(void)
 		      rows[i].want, page_verdict_why(rows[i].want));
 	}
 	/* every refusal says why in words */
-	for (i = PAGE_OK; i <= PAGE_SHARED; i++)
+	for (i = PAGE_OK; i <= PAGE_NOT_ANON; i++)
 		CHECK(page_verdict_why(i)[0] != '?', "verdict %u has a reason", i);
 }

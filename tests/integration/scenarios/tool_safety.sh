@@ -96,8 +96,23 @@ refused table-fifo 'is not a regular file' --memmap "$t/fifo" "$pid" 0x612000
 table_copy "$t/stale" 's/^# pid .*/# pid 1/'
 refused table-stale-pid 'was written by pid 1, not' --memmap "$t/stale" "$pid" 0x612000
 table_copy "$t/unmapped" 's/^0 \([^ ]*\) \([^ ]*\) [^ ]* /0 \1 \2 0x10000 /'
-refused table-hva-unmapped 'is not inside writable mappings of pid' --memmap "$t/unmapped" "$pid" \
-	0x612000
+refused table-hva-unmapped 'is not inside private anonymous writable mappings of pid' \
+	--memmap "$t/unmapped" "$pid" 0x612000
+# Writable and mapped by the VMM alone, yet not guest RAM: the VMM's own data
+# segment (a page-cache page of the binary) and a vCPU's kvm_run (a kernel
+# page). The table names a one-page slot at GPA 0 there.
+data=$(sed -n 's/^\([0-9a-f]*\)-[0-9a-f]* rw-p .*hwlab-vmm$/\1/p' "/proc/$pid/maps" | head -n 1)
+kvm_run=$(sed -n 's/^\([0-9a-f]*\)-[0-9a-f]* rw-s .*kvm-vcpu.*/\1/p' "/proc/$pid/maps" | head -n 1)
+for target in data:$data kvm_run:$kvm_run; do
+	name=${target%%:*} hva=${target#*:}
+	if [ -z "$hva" ]; then
+		skip "table-$name" "no $name mapping in /proc/$pid/maps"
+		continue
+	fi
+	table_copy "$t/$name" "s/^0 [^ ]* [^ ]* [^ ]* /0 0 0x1000 0x$hva /"
+	refused "table-$name" 'is not inside private anonymous writable mappings of pid' \
+		--memmap "$t/$name" "$pid" 0
+done
 table_copy "$t/garbage" '$s/$/ trailing/'
 refused table-garbage 'is malformed: line 3' --memmap "$t/garbage" "$pid" 0x612000
 table_copy "$t/bigpid" 's/^# pid .*/# pid 4294967297/'
