@@ -25,7 +25,16 @@ static void test_parse_u64(void)
 	CHECK_EQ(parse_u64(" 5", UINT64_MAX, &v), -1);
 	CHECK_EQ(parse_u64("5x", UINT64_MAX, &v), -1);
 	CHECK_EQ(parse_u64("18446744073709551616", UINT64_MAX, &v), -1);
-	CHECK_EQ(v, 7);						/* untouched on error */
+	CHECK_EQ(parse_u64("0612000", UINT64_MAX, &v), -1);	/* not octal 0x32400 */
+	CHECK_EQ(parse_u64("0x", UINT64_MAX, &v), -1);
+	CHECK_EQ(parse_u64("0x-1", UINT64_MAX, &v), -1);
+	CHECK_EQ(parse_u64("0x 5", UINT64_MAX, &v), -1);
+	CHECK_EQ(parse_u64("0", UINT64_MAX, &v), 0);
+	CHECK_EQ(v, 0);
+	CHECK_EQ(parse_u64("0X1F", UINT64_MAX, &v), 0);
+	CHECK_EQ(v, 0x1f);
+	CHECK_EQ(parse_u64("0612000", UINT64_MAX, &v), -1);
+	CHECK_EQ(v, 0x1f);					/* untouched on error */
 }
 
 static void test_memmap_round_trip(void)
@@ -136,7 +145,16 @@ static void test_memmap_check_maps(void)
 	m.slots[0].hva = 0x400000;				/* the VMM's own text */
 	m.slots[0].size = 0x1000;
 	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
-	CHECK(strstr(err, "not inside writable mappings of pid 9") != NULL, "%s", err);
+	CHECK(strstr(err, "not inside private anonymous writable mappings of pid 9") != NULL,
+	      "%s", err);
+	m.slots[0].hva = 0x7f4000000000ULL;			/* the VMM's .data */
+	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	m.slots[0].hva = 0x7f5000000000ULL;			/* a vCPU's kvm_run */
+	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	m.slots[0].hva = 0x7f6000000000ULL;			/* shared anonymous */
+	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	m.slots[0].hva = 0x7f7000000000ULL;			/* private hugetlb: guest RAM */
+	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), 0);
 	m.slots[0] = (struct memmap_slot){ 0, 0, 0x800000, 0x7f1000000000ULL, "anon" };
 	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);	/* a hole */
 	m.slots[0].hva = 0x7f2000000000ULL;				/* read-only */
