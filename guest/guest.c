@@ -240,6 +240,10 @@ static void machine_check(struct exc_frame *f)
 		addr &= ~((1ULL << lsb) - 1);
 		retire(addr, 1ULL << lsb);
 		ucall(UCALL_RETIRED, NULL, addr, (1ULL << lsb) / GUEST_PAGE_SIZE, st, mcg, b);
+		/* test: make the VMM read its ucall from the poisoned page */
+		if (boot->flags & HWLAB_BOOT_UCALL_AT_RETIRED)
+			asm volatile("outl %0, %w1" : : "a"((uint32_t)addr), "Nd"(UCALL_PORT)
+				     : "memory");
 		action_required |= st & MCI_STATUS_AR;
 clear:
 		wrmsr(MSR_IA32_MCx_STATUS(b), 0);

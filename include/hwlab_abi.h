@@ -32,6 +32,7 @@
 #define HWLAB_BOOT_RETRY_AR	(1u << 2)	/* a buggy #MC handler: re-runs the access */
 #define HWLAB_BOOT_FAIL_TEST	(1u << 3)	/* test: fail at once, as a failed check would */
 #define HWLAB_BOOT_REPEAT_PASS	(1u << 5)	/* a lying guest: every PASS ucall twice */
+#define HWLAB_BOOT_UCALL_AT_RETIRED (1u << 6)	/* a hostile guest: a ucall at a poisoned page */
 /* test: read GUEST_UNWRITTEN_GPA, never write it: the host maps the zero page there */
 #define HWLAB_BOOT_READ_UNWRITTEN	(1u << 4)
 

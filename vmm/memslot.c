@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
 #include "memslot.h"
+
+#include <fcntl.h>
+#include <unistd.h>
 
 int memslot_translate(const struct memslot_table *t, uintptr_t hva, unsigned int lsb,
 		      struct gpa_extent *out)
@@ -52,6 +56,31 @@ void *memslot_gpa_to_hva(const struct memslot_table *t, uint64_t gpa, uint64_t l
 			return s->hva + (gpa - s->gpa);
 	}
 	return NULL;
+}
+
+enum memslot_copy memslot_copy_out(const struct memslot_table *t, uint64_t gpa, void *dst,
+				   size_t len)
+{
+	void *src = memslot_gpa_to_hva(t, gpa, len);
+	enum memslot_copy r = MEMSLOT_UNREADABLE;
+	int p[2];
+
+	if (!src)
+		return MEMSLOT_NOT_IN_RAM;
+	/*
+	 * Through a pipe: the kernel's copy_from_user() of a poisoned page
+	 * fails with EFAULT (a short write) instead of signalling, and pipes
+	 * are in every kernel (process_vm_readv() needs CROSS_MEMORY_ATTACH,
+	 * which the outer kernel does not have). A pipe per call: vCPU threads
+	 * decode at the same time. len must fit the pipe (64 KiB).
+	 */
+	if (len > 65536 || pipe2(p, O_CLOEXEC))
+		return MEMSLOT_UNREADABLE;
+	if (write(p[1], src, len) == (ssize_t)len && read(p[0], dst, len) == (ssize_t)len)
+		r = MEMSLOT_COPIED;
+	close(p[0]);
+	close(p[1]);
+	return r;
 }
 
 const char *memslot_backing_name(enum memslot_backing b)

@@ -50,6 +50,18 @@ const struct memslot *memslot_find_gpa(const struct memslot_table *t, uint64_t g
 /* GPA -> HVA for [gpa, gpa + len) inside one slot, or NULL. */
 void *memslot_gpa_to_hva(const struct memslot_table *t, uint64_t gpa, uint64_t len);
 
+/*
+ * Copy [gpa, gpa + len) of guest RAM (len <= 64 KiB) into dst without
+ * touching it with a load: the kernel copies it (through a pipe) and reports
+ * a poisoned page as an error, where memcpy() would take SIGBUS
+ * BUS_MCEERR_AR and end the VMM.
+ * For what a guest hands over (a ucall may point at a page it was told is
+ * poisoned, or at one the VMM has not heard of yet).
+ */
+enum memslot_copy { MEMSLOT_COPIED, MEMSLOT_NOT_IN_RAM, MEMSLOT_UNREADABLE };
+enum memslot_copy memslot_copy_out(const struct memslot_table *t, uint64_t gpa, void *dst,
+				   size_t len);
+
 const char *memslot_backing_name(enum memslot_backing b);
 
 #endif

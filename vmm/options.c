@@ -129,6 +129,8 @@ static const struct option_desc options[] = {
 		     guest_fail_test),
 	OPT_FLAG_ROW("guest-repeat-pass", "guest reports every pass twice (a guest that lies)",
 		     guest_repeat_pass),
+	OPT_FLAG_ROW("guest-ucall-at-retired", "guest points a ucall at the page it was just\n"
+		     "told is poisoned (a hostile guest)", guest_ucall_at_retired),
 	OPT_UINT_ROW("guest-log-flood", "N", "guest logs N lines in a tight loop first (shows\n"
 		     "the guest_log rate limit)", guest_log_flood, UINT32_MAX),
 	OPT_FLAG_ROW("guest-read-unwritten", "test: guest reads a page nobody writes, so the\n"

@@ -29,6 +29,7 @@ struct vmm_options {
 	int guest_retry_ar;		/* test: guest returns into the poisoned access */
 	int guest_fail_test;		/* test: guest reports a failure at once */
 	int guest_repeat_pass;		/* test: guest sends every PASS ucall twice */
+	int guest_ucall_at_retired;	/* test: guest points a ucall at a poisoned page */
 	unsigned int guest_log_flood;	/* test: guest logs this many lines at once */
 	int guest_read_unwritten;	/* test: guest reads a page nothing writes */
 	int mce_page_lsb;		/* MCi_MISC LSB always 12, for Linux guests */

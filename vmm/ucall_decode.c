@@ -24,22 +24,27 @@ static int line(struct ucall_decoded *out, const char *event, const char *fmt, .
 /*
  * The guest is not trusted: copy the struct out of guest RAM (another vCPU
  * may be rewriting it) and terminate the copy, then look only at the copy.
- * memslot_gpa_to_hva() checks that all of [gpa, gpa + sizeof) is in one slot.
+ * memslot_copy_out() checks that all of [gpa, gpa + sizeof) is in one slot,
+ * and copies without a load from a page that may be poisoned.
  */
 static int fetch_ucall(const struct memslot_table *t, const uint8_t io_data[4],
 		       const struct ucall_context *ctx, struct ucall_decoded *out)
 {
-	const void *src;
 	uint32_t gpa;
 
 	memcpy(&gpa, io_data, sizeof(gpa));
-	src = memslot_gpa_to_hva(t, gpa, sizeof(out->uc));
-	if (!src) {
+	switch (memslot_copy_out(t, gpa, &out->uc, sizeof(out->uc))) {
+	case MEMSLOT_NOT_IN_RAM:
 		line(out, "guest_fail", "\"vcpu\":%u,\"reason\":\"ucall at bad GPA %#x\"",
 		     ctx->vcpu, gpa);
 		return -1;
+	case MEMSLOT_UNREADABLE:
+		line(out, "guest_fail", "\"vcpu\":%u,\"reason\":\"ucall at GPA %#x, which cannot "
+		     "be read (poisoned memory)\"", ctx->vcpu, gpa);
+		return -1;
+	case MEMSLOT_COPIED:
+		break;
 	}
-	memcpy(&out->uc, src, sizeof(out->uc));
 	out->uc.msg[UCALL_MSG_LEN - 1] = 0;
 	return 0;
 }

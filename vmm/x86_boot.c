@@ -65,6 +65,7 @@ static int write_boot_structures(struct vm *vm)
 		    (opt->guest_retry_ar ? HWLAB_BOOT_RETRY_AR : 0) |
 		    (opt->guest_fail_test ? HWLAB_BOOT_FAIL_TEST : 0) |
 		    (opt->guest_repeat_pass ? HWLAB_BOOT_REPEAT_PASS : 0) |
+		    (opt->guest_ucall_at_retired ? HWLAB_BOOT_UCALL_AT_RETIRED : 0) |
 		    (opt->guest_read_unwritten ? HWLAB_BOOT_READ_UNWRITTEN : 0);
 	bi->boot_count = vm->boot_count;
 	bi->log_flood = opt->guest_log_flood;

@@ -27,7 +27,7 @@ void test_options(void)
 		"--mem MIB", "--slots N", "--backing KIND", "--vcpus N", "--passes N",
 		"--mce-kill POLICY", "--guest-no-mce", "--guest-keep-mcip", "--guest-retry-ar", "--guest-fail-test",
 		"--guest-log-flood N",
-		"--guest-read-unwritten",
+		"--guest-read-unwritten", "--guest-repeat-pass", "--guest-ucall-at-retired",
 		"--mce-lsb MODE", "--on-unrecoverable A", "--memmap FILE", "--poison-gpa GPA",
 		"--poison-pass N", "--poison-method M", "--poison-vmm-heap", "--check", "--help",
 	};

@@ -32,4 +32,15 @@ expect_count repeat-hook-once 1 repeat.log '"event":"poison_hook"'
 expect_count repeat-one-inject 1 repeat.log '"si_code":"BUS_MCEERR_AR"' '"gpa":"0x524000"' \
 	'"action":"inject"'
 expect_count repeat-done 1 repeat.log '"event":"guest_done"' '"pages_retired":1' '"checksum_ok":true'
+
+# A hostile guest points a ucall at the page it was just told is poisoned.
+# The VMM copies ucalls with process_vm_readv(), which fails on a poisoned
+# page; a plain copy would consume the poison itself (SIGBUS AR outside
+# KVM_RUN: exit 3, "the VMM itself consumed poisoned guest memory").
+run_vmm hostile.log --guest-ucall-at-retired --poison-gpa 0x526000 $GUEST
+check hostile-exit "ucall at a poisoned page: VMM exits 1, not 3 (got $vmm_rc)" test "$vmm_rc" -eq 1
+expect_count hostile-reported 1 hostile.log '"event":"guest_fail"' \
+	'ucall at GPA 0x526000, which cannot be read (poisoned memory)'
+expect_count hostile-no-fatal 0 hostile.log '"action":"fatal"'
+expect_count hostile-vmm-exit 1 hostile.log '"event":"vmm_exit"' '"status":"fail"'
 finish
