@@ -110,6 +110,31 @@ int guest_ram_create(struct vm *vm)
 	return 0;
 }
 
+int guest_ram_refresh_boot_area(struct vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < vm->mem.count; i++) {
+		const struct memslot *s = &vm->mem.slots[i];
+		uint64_t len = s->size;
+
+		if (s->gpa >= GUEST_WORKSET_GPA)
+			continue;
+		if (GUEST_WORKSET_GPA - s->gpa < len)
+			len = GUEST_WORKSET_GPA - s->gpa;
+		if (map_guest_ram(len, s->backing == BACKING_HUGETLB ? BACKING_HUGETLB :
+				  BACKING_ANON, s->hva) == MAP_FAILED) {
+			if (s->backing == BACKING_HUGETLB)
+				hugetlb_shortage(len);
+			else
+				pr_errno("remapping the boot area at GPA %#llx",
+					 (unsigned long long)s->gpa);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int guest_ram_remap_poisoned(struct vm *vm)
 {
 	struct poison_list poisoned = { 0 };

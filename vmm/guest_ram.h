@@ -17,6 +17,15 @@ int guest_ram_create(struct vm *vm);
  * rebooted guest can use it. The old physical page stays isolated.
  */
 int guest_ram_remap_poisoned(struct vm *vm);
+
+/*
+ * Reset: fresh memory under everything the VMM itself writes at boot (page
+ * tables, GDT, boot info, the ELF: all below GUEST_WORKSET_GPA). With late
+ * kill a page there may be poisoned without the VMM having heard of it (the
+ * guest never touched it again); the VMM's own store into it would consume
+ * the poison and end the VMM. Nothing there needs keeping: boot rewrites it.
+ */
+int guest_ram_refresh_boot_area(struct vm *vm);
 /*
  * Publish the memslot table: at path (--memmap), or NULL for the default
  * in this user's private directory (lib/memmap.h). The file is created

@@ -119,7 +119,8 @@ static int reset_guest(struct vm *vm)
 
 	vm->boot_count++;
 	vm->stop = vm->reset_requested = 0;
-	if (guest_ram_remap_poisoned(vm) || x86_boot_load_guest(vm))
+	if (guest_ram_remap_poisoned(vm) || guest_ram_refresh_boot_area(vm) ||
+	    x86_boot_load_guest(vm))
 		return -1;
 	for (i = 0; i < vm->opt->nr_vcpus; i++)
 		if (vcpu_reset(&vm->vcpus[i]))

@@ -36,4 +36,24 @@ expect_count late-ar 1 late.log '"si_code":"BUS_MCEERR_AR"' '"gpa":"0x9ff000"' '
 expect_count late-retired 1 late.log '"event":"guest_retired"' '"gpa":"0x9ff000"' \
 	'"matches_injection":true'
 check late-gone "memslot table removed at exit" test ! -e "$(memmap_of $vmm_pid)"
+
+# Late kill poisons a page of the boot area that the guest does not touch
+# again (the GDT at 0x7000): nobody is told. Then a working-set page that the
+# guest consumes, with MCE off, makes the VMM reset the guest. Rebooting
+# writes the GDT again; into the poisoned page that store would be the
+# VMM's own consumption of poison (exit 3). The reset maps fresh memory
+# under the boot area first.
+start_vmm reset.log --passes 0 --guest-no-mce --on-unrecoverable reset $GUEST
+expect tool-boot-area 0 '"gpa":"0x7000"' hwpoison-guest $vmm_pid 0x7000
+expect tool-workset 0 '"gpa":"0x500000"' hwpoison-guest $vmm_pid 0x500000
+wait_for reset.log '"event":"reset"' '"boot":2'
+# the rebooted guest's first log line, then its first pass after it
+wait_for reset.log '"event":"guest_log"' '"boot":2'
+passes_then=$(count_lines reset.log '"event":"guest_pass"')
+wait_for reset.log '"event":"guest_pass"' "\"pass\":1,"
+stop_vmm reset.log
+expect_count boot-area-reset 1 reset.log '"event":"reset"' '"boot":2'
+check boot-area-runs-on "the rebooted guest runs passes (vmm exit $vmm_rc)" test "$vmm_rc" -eq 0
+expect_count boot-area-no-fatal 0 reset.log '"action":"fatal"'
+expect_count boot-area-exit 1 reset.log '"event":"vmm_exit"' '"status":"stopped"' '"resets":1'
 finish
