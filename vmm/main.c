@@ -63,6 +63,19 @@ static void drain_sigbus_events(struct vm *vm)
 	}
 }
 
+/*
+ * An AO deferred while the guest handled a machine check waits for the
+ * vCPU's next exit; a guest that then computes without exiting would hold
+ * it (and all behind it) for as long. Kick such vCPUs every poll period.
+ */
+static void kick_deferred(struct vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < vm->opt->nr_vcpus; i++)
+		mce_delivery_kick(&vm->vcpus[i], 1);
+}
+
 /* Until every vCPU has finished: AO events and SIGTERM/SIGINT. */
 static void monitor(struct vm *vm, int ao_fd)
 {
@@ -74,9 +87,12 @@ static void monitor(struct vm *vm, int ao_fd)
 			report("stop", "\"signal\":%d", (int)stop_signal);
 			vm_stop(vm, 0);
 		}
-		if (poll(&pfd, 1, 20) > 0)
+		if (poll(&pfd, 1, 20) > 0) {
 			while (read(ao_fd, drain, sizeof(drain)) > 0)
 				;
+		} else {
+			kick_deferred(vm);
+		}
 		drain_sigbus_events(vm);
 	}
 	drain_sigbus_events(vm);
@@ -93,11 +109,18 @@ static int start_vcpus(struct vm *vm)
 	sigaddset(&block, SIG_VCPU_KICK);
 	pthread_sigmask(SIG_BLOCK, &block, NULL);
 	for (i = 0; i < vm->opt->nr_vcpus; i++) {
-		e = pthread_create(&vm->vcpus[i].thread, NULL, vcpu_thread, &vm->vcpus[i]);
+		pthread_t t;
+
+		/*
+		 * Not into vcpus[i].thread directly: a vCPU that already runs may
+		 * kick every other one (vm_stop) before this one's id is stored.
+		 */
+		e = pthread_create(&t, NULL, vcpu_thread, &vm->vcpus[i]);
 		if (e) {
 			pr_err("pthread_create for vCPU %u: %s", i, strerror(e));
 			return -1;
 		}
+		mce_delivery_thread_started(&vm->vcpus[i], t);
 	}
 	return 0;
 }
@@ -108,7 +131,6 @@ static void join_vcpus(struct vm *vm)
 
 	for (i = 0; i < vm->opt->nr_vcpus; i++) {
 		pthread_join(vm->vcpus[i].thread, NULL);
-		vm->vcpus[i].thread = 0;
 	}
 }
 
@@ -132,7 +154,8 @@ static int reset_guest(struct vm *vm)
 /* The VM up to its first KVM_RUN: 0, or -1 after a message. */
 static int setup(struct vm *vm, struct vmm_options *opt, int *ao_fd)
 {
-	struct sigaction sa = { .sa_handler = on_stop_signal };
+	/* SA_RESTART as in sigbus.c; poll(2) in the monitor still returns EINTR */
+	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
 	unsigned int i;
 
 	if (guest_image_read(&vm->image, opt->image_path) || vm_create(vm, opt) ||
@@ -188,6 +211,8 @@ int main(int argc, char **argv)
 			return 1;
 		monitor(&vm, ao_fd);
 		join_vcpus(&vm);
+		/* what arrived after the monitor's last look: reported, not lost */
+		drain_sigbus_events(&vm);
 		if (!vm.reset_requested)
 			break;
 		resets++;

@@ -16,8 +16,14 @@
 
 void mce_delivery_init_vm(struct vm *vm)
 {
+	pthread_condattr_t monotonic;
+
 	pthread_mutex_init(&vm->poison.lock, NULL);
-	pthread_cond_init(&vm->poison.ao_handled_cond, NULL);
+	/* a wall-clock step must not shorten or stretch the test hook's wait */
+	pthread_condattr_init(&monotonic);
+	pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+	pthread_cond_init(&vm->poison.ao_handled_cond, &monotonic);
+	pthread_condattr_destroy(&monotonic);
 }
 
 void mce_delivery_init_vcpu(struct vcpu *v)
@@ -30,6 +36,18 @@ void mce_delivery_reset_vcpu(struct vcpu *v)
 	pthread_mutex_lock(&v->mce.lock);
 	v->mce.len = 0;
 	v->mce.closed = 0;
+	v->mce.started = 0;
+	v->mce.ar_repeats = 0;
+	v->mce.last_ar_addr = 0;
+	v->mce.last_injected_gpa = 0;
+	pthread_mutex_unlock(&v->mce.lock);
+}
+
+void mce_delivery_thread_started(struct vcpu *v, pthread_t thread)
+{
+	pthread_mutex_lock(&v->mce.lock);
+	v->thread = thread;
+	v->mce.started = 1;
 	pthread_mutex_unlock(&v->mce.lock);
 }
 
@@ -199,8 +217,14 @@ static enum queue_result queue_for_vcpu(struct vcpu *v, const struct pending_mce
 		return QUEUE_FULL;
 	}
 	v->mce.queue[v->mce.len++] = *p;
+	/*
+	 * Under the lock: started and not closed means a thread that exists
+	 * and has not been joined. A thread not started yet finds the entry at
+	 * the top of its loop.
+	 */
+	if (v->mce.started)
+		pthread_kill(v->thread, SIG_VCPU_KICK);
 	pthread_mutex_unlock(&v->mce.lock);
-	pthread_kill(v->thread, SIG_VCPU_KICK);
 	return QUEUED;
 }
 
@@ -259,6 +283,19 @@ void mce_delivery_action_optional(struct vm *vm, const struct sigbus_event *ev)
 	pthread_mutex_unlock(&vm->poison.lock);
 }
 
+int mce_delivery_kick(struct vcpu *v, int only_if_queued)
+{
+	int kicked = 0;
+
+	pthread_mutex_lock(&v->mce.lock);
+	if (v->mce.started && !v->mce.closed && (!only_if_queued || v->mce.len)) {
+		pthread_kill(v->thread, SIG_VCPU_KICK);
+		kicked = 1;
+	}
+	pthread_mutex_unlock(&v->mce.lock);
+	return kicked;
+}
+
 void mce_delivery_close_vcpu(struct vcpu *v)
 {
 	struct pending_mce left[MCE_QUEUE_LEN];
@@ -292,7 +329,7 @@ void mce_delivery_wait_ao_handled(struct vm *vm, unsigned long want, unsigned in
 {
 	struct timespec deadline;
 
-	clock_gettime(CLOCK_REALTIME, &deadline);
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += timeout_s;
 	pthread_mutex_lock(&vm->poison.lock);
 	while (vm->poison.ao_handled < want &&

@@ -38,6 +38,7 @@ struct vcpu_mce {
 	struct pending_mce queue[MCE_QUEUE_LEN];
 	unsigned int len;
 	int closed;			/* the vCPU left its loop: takes no AO */
+	int started;			/* its thread exists: kicks may go to it */
 	uint64_t last_injected_gpa;	/* for the guest's "matches_injection" */
 	uintptr_t last_ar_addr;		/* repeat-AR guard */
 	unsigned int ar_repeats;
@@ -45,8 +46,10 @@ struct vcpu_mce {
 
 void mce_delivery_init_vm(struct vm *vm);
 void mce_delivery_init_vcpu(struct vcpu *v);
-/* A reset vCPU has nothing queued. */
+/* A reset vCPU has nothing queued and no thread yet. */
 void mce_delivery_reset_vcpu(struct vcpu *v);
+/* The main thread created v's thread: from now on it can be kicked. */
+void mce_delivery_thread_started(struct vcpu *v, pthread_t thread);
 
 /*
  * On the vCPU thread, before every KVM_RUN: the AR its SIGBUS handler
@@ -66,6 +69,13 @@ void mce_delivery_action_optional(struct vm *vm, const struct sigbus_event *ev);
  * what is still queued to a vCPU that runs (or report it not delivered).
  */
 void mce_delivery_close_vcpu(struct vcpu *v);
+
+/*
+ * Kick v out of KVM_RUN unless it has closed (its thread may be joined and
+ * gone); only_if_queued: only when it holds AOs, e.g. deferred ones that
+ * wait for the guest to finish a machine check. Returns 1 if kicked.
+ */
+int mce_delivery_kick(struct vcpu *v, int only_if_queued);
 
 /* Test hook: how many AOs the monitor has dealt with, and wait for more. */
 unsigned long mce_delivery_ao_handled(struct vm *vm);

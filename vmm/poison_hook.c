@@ -43,8 +43,10 @@ static int expect_early_kill(const struct vmm_options *opt)
  * device model would: that consumption cannot be handed to the guest and
  * ends the VMM with a fatal report (sigbus.c).
  */
-static int poison_own_heap(const struct vmm_options *opt)
+static int poison_own_heap(struct vm *vm)
 {
+	const struct vmm_options *opt = vm->opt;
+	unsigned long ao_before = mce_delivery_ao_handled(vm);
 	static volatile uint8_t *heap;
 	int r;
 
@@ -58,7 +60,8 @@ static int poison_own_heap(const struct vmm_options *opt)
 	if (r)
 		return -1;
 	if (expect_early_kill(opt)) {
-		usleep(200 * 1000);	/* let the monitor report the AO */
+		/* until the monitor has reported the AO (a bound, not a delay) */
+		mce_delivery_wait_ao_handled(vm, ao_before + 1, 5);
 		return 0;
 	}
 	return heap[0];	/* consumes the poison: SIGBUS AR, fatal */
@@ -141,6 +144,6 @@ int poison_hook_run(struct vcpu *v)
 			mce_delivery_wait_ao_handled(v->vm, ao_before + expected, 5);
 	}
 	if (opt->poison_vmm_heap)
-		return poison_own_heap(opt) < 0 ? -1 : 0;
+		return poison_own_heap(v->vm) < 0 ? -1 : 0;
 	return 0;
 }

@@ -165,14 +165,21 @@ int sigbus_install(const struct memslot_table *mem)
 	guest_mem = mem;
 	if (pipe2(ao_pipe, O_CLOEXEC | O_NONBLOCK))
 		return -1;
+	/*
+	 * SA_RESTART: a signal must not turn a blocked write(2) of a report
+	 * line (stdout into a full pipe) into EINTR, which stdio takes as an
+	 * error and drops the line. KVM_RUN is not restarted by it: KVM
+	 * returns -EINTR itself, which is what the vCPU loop waits for.
+	 */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_sigbus;
-	sa.sa_flags = SA_SIGINFO;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGBUS, &sa, NULL))
 		return -1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_kick;
+	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIG_VCPU_KICK, &sa, NULL))
 		return -1;

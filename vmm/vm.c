@@ -38,8 +38,7 @@ void vm_kick_all(struct vm *vm)
 	unsigned int i;
 
 	for (i = 0; i < vm->opt->nr_vcpus; i++)
-		if (vm->vcpus[i].thread)
-			pthread_kill(vm->vcpus[i].thread, SIG_VCPU_KICK);
+		mce_delivery_kick(&vm->vcpus[i], 0);
 }
 
 void vm_stop(struct vm *vm, int reset)
