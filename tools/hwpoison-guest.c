@@ -78,6 +78,47 @@ static void check_is_vmm(pid_t pid)
 }
 
 /*
+ * The start time of pid (/proc/PID/stat field 22, in clock ticks since
+ * boot): with the pid, it names one process for the life of the system.
+ */
+static unsigned long long start_time(pid_t pid)
+{
+	char path[32], buf[1024], *p;
+	unsigned long long t = 0;
+	unsigned int field;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	/* after the command name, which may hold blanks and ')': field 3 on */
+	p = strrchr(buf, ')');
+	for (field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		t = strtoull(p + 1, NULL, 10);
+	return t;
+}
+
+static unsigned long long vmm_start_time;	/* of the process the checks were made on */
+
+/*
+ * Right before each write: pid is still the process every check was made
+ * on. In a long --soak the VMM may exit and its pid be reused by another
+ * process, whose memory the next lookups would then describe.
+ */
+static void check_same_process(pid_t pid)
+{
+	if (start_time(pid) != vmm_start_time)
+		die("pid %d is no longer the hwlab-vmm it was (it exited, or its pid was "
+		    "reused): refusing to poison", (int)pid);
+}
+
+/*
  * Open the table as a file only its VMM could have written: not through a
  * symlink (O_NOFOLLOW), a regular file (O_NONBLOCK: a FIFO must not hang
  * us before fstat can refuse it), owned by the VMM's uid, which must be
@@ -212,10 +253,9 @@ static uint64_t poison(pid_t pid, const struct memmap *m, uint64_t gpa, unsigned
 	char err[300];
 	int r;
 
-	if (kill(pid, 0))
-		die("pid %d is gone", pid);
 	if (!use_corrupt_va)
 		recheck_pfn(pid, hva, gpa, pfn);
+	check_same_process(pid);
 	if (use_corrupt_va)
 		r = hwpoison_corrupt_va(debugfs, pid, hva, err, sizeof(err));
 	else
@@ -497,6 +537,10 @@ int main(int argc, char **argv)
 		die("'%s' is not a guest-physical address", argv[optind + 1]);
 	if (kill(pid, 0) && errno == ESRCH)
 		die("pid %d: no such process", (int)pid);
+	/* first: every check below is then known to be about this process */
+	vmm_start_time = start_time(pid);
+	if (!vmm_start_time)
+		die("pid %d: cannot read /proc/%d/stat", (int)pid, (int)pid);
 	vmm_uid = owner_of(pid);
 	check_is_vmm(pid);
 	if (!memmap_path) {
