@@ -23,7 +23,8 @@ LIB_SRCS := $(wildcard lib/*.c)
 # vmm/ without main.c is a library too: the unit tests link the same objects.
 VMM_SRCS := $(filter-out vmm/main.c,$(wildcard vmm/*.c))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/hwpoison-guest
+OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/hwpoison-guest \
+	$(BUILD)/corrupt_va_probe
 SCENARIOS := $(wildcard tests/integration/scenarios/*.sh)
 OBJ := $(BUILD)/obj
 # Sanitizer flags for compiling and linking; set by the asan and fuzz targets,
@@ -34,7 +35,7 @@ VMM_STATIC := -static
 HOST_CFLAGS := $(CFLAGS) -Ilib -MMD -MP $(SAN_FLAGS)
 
 all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/unit-tests $(BUILD)/madvise_sigbus \
-	$(BUILD)/hwpoison-guest
+	$(BUILD)/hwpoison-guest $(BUILD)/corrupt_va_probe
 
 $(BUILD):
 	mkdir -p $@
@@ -62,6 +63,9 @@ $(BUILD)/hwpoison-guest: $(OBJ)/tools/hwpoison-guest.o $(BUILD)/libhwlab.a
 	$(CC) -static -o $@ $^
 
 $(BUILD)/madvise_sigbus: tests/integration/madvise_sigbus.c | $(BUILD)
+	$(CC) $(CFLAGS) -static -o $@ $<
+
+$(BUILD)/corrupt_va_probe: tests/integration/corrupt_va_probe.c | $(BUILD)
 	$(CC) $(CFLAGS) -static -o $@ $<
 
 $(BUILD)/guest.elf: guest/entry.S guest/guest.c guest/guest.ld include/hwlab_abi.h \
