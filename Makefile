@@ -23,7 +23,7 @@ LIB_SRCS := $(wildcard lib/*.c)
 # vmm/ without main.c is a library too: the unit tests link the same objects.
 VMM_SRCS := $(filter-out vmm/main.c,$(wildcard vmm/*.c))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/hwpoison-guest
+OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/page_states $(BUILD)/hwpoison-guest
 SCENARIOS := $(wildcard tests/integration/scenarios/*.sh)
 OBJ := $(BUILD)/obj
 # Sanitizer flags for compiling and linking; set by the asan and fuzz targets,
@@ -34,7 +34,7 @@ VMM_STATIC := -static
 HOST_CFLAGS := $(CFLAGS) -Ilib -MMD -MP $(SAN_FLAGS)
 
 all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/unit-tests $(BUILD)/madvise_sigbus \
-	$(BUILD)/hwpoison-guest
+	$(BUILD)/page_states $(BUILD)/hwpoison-guest
 
 $(BUILD):
 	mkdir -p $@
@@ -62,6 +62,11 @@ $(BUILD)/hwpoison-guest: $(OBJ)/tools/hwpoison-guest.o $(BUILD)/libhwlab.a
 	$(CC) -static -o $@ $^
 
 $(BUILD)/madvise_sigbus: tests/integration/madvise_sigbus.c | $(BUILD)
+	$(CC) $(CFLAGS) -static -o $@ $<
+
+# Puts a page into each state memory_failure() handles and poisons it (in
+# the outer VM only: the page_states scenario).
+$(BUILD)/page_states: tests/integration/page_states.c | $(BUILD)
 	$(CC) $(CFLAGS) -static -o $@ $<
 
 $(BUILD)/guest.elf: guest/entry.S guest/guest.c guest/guest.ld include/hwlab_abi.h \
