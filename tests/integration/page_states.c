@@ -213,6 +213,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	sigaction(SIGBUS, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);	/* childearly: the child may be dead already */
 	if (prctl(PR_MCE_KILL, PR_MCE_KILL_SET, early ? PR_MCE_KILL_EARLY : PR_MCE_KILL_LATE, 0, 0))
 		die("prctl");
 
@@ -406,7 +407,7 @@ int main(int argc, char **argv)
 			 r < 0 ? (e == EIO ? "EIO" : strerror(e)) : ok ? "ok" : "differs",
 			 fs == EIO ? "EIO" : fs ? strerror(fs) : "ok");
 	}
-	printf("PAGESTATE case=%s mode=%s pfn=%#lx poison=%d sig=%s sigoff=%#lx lsb=%d data=%s child=%s extra=%s\n",
+	printf("PAGESTATE case=%s mode=%s pfn=%#lx poison=%d sig=%s sigoff=0x%lx lsb=%d data=%s child=%s extra=%s\n",
 	       c, mode, pfn, poison, sig_name(),
 	       got_sig ? (unsigned long)((unsigned char *)got_addr - p) : 0UL, (int)got_lsb,
 	       data, child, extra[0] ? extra : "none");

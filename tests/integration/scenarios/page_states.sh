@@ -33,10 +33,12 @@ lower() { echo "$1" | tr 'A-Z' 'a-z'; }
 # pcase NAME CASE MODE TYPE RESULT SIG [FIELD=VALUE...]
 #   runs page_states CASE MODE; TYPE/RESULT the kernel's line; SIG none, AO
 #   or AR; each FIELD=VALUE (lsb, sigoff, data, child, extra words) must be
-#   in the helper's line
+#   in the helper's line; poison=0 (madvise or the corrupt-pfn write
+#   succeeded) unless a poison= field says otherwise
 pcase() {
 	name=$1 pc=$2 pm=$3 type=$4 result=$5 sig=$6
 	shift 6
+	case " $* " in *" poison="*) ;; *) set -- poison=0 "$@" ;; esac
 	hc0=$(hardware_corrupted_kb) t0=$(nodesum total) r0=$(nodesum "$(lower "$result")")
 	s0=$(typecount "$type" "$result")
 	out=$(timeout -s KILL 60 page_states "$pc" "$pm" 2>&1)
@@ -47,7 +49,7 @@ pcase() {
 	want="Memory failure: $pfn: recovery action for $type: $result"
 	check "$name-dmesg" "'$want'" sh -c "dmesg | grep -qF '$want'"
 	dmesg | grep -F "Memory failure: $pfn:" | sed 's/^/  dmesg: /'
-	for f in "poison=0" "sig=$sig" "$@"; do
+	for f in "sig=$sig" "$@"; do
 		case " $line " in
 		*" $f "*) pass "$name-${f%%=*}" "$f" ;;
 		*) fail "$name-${f%%=*}" "want $f in: $line" ;;
@@ -71,28 +73,38 @@ pcase dirty-anon-early dirty_anon early "dirty LRU page" Recovered AO $AO4 data=
 pcase dirty-anon-child dirty_anon child "dirty LRU page" Recovered AR $AR4 data=ok child=sigbus
 pcase dirty-anon-childearly dirty_anon childearly "dirty LRU page" Recovered AO $AO4 child=sigbus
 pcase mlock-anon mlock_anon late "dirty LRU page" Recovered AR $AR4 data=ok
+pcase mlock-anon-early mlock_anon early "dirty LRU page" Recovered AO $AO4 data=ok
 pcase swapcache swapcache late "clean swapcache page" Recovered none data=ok child=exit0 extra=swapped_in=1
+pcase swapcache-early swapcache early "clean swapcache page" Recovered none data=ok child=exit0 extra=swapped_in=1
 
 # page cache: ext2 on brd, tmpfs, SysV shm
 pcase clean-file-late clean_file late "clean LRU page" Recovered none data=ok extra=pread=ok fsync=ok
 pcase clean-file-early clean_file early "clean LRU page" Recovered none data=ok extra=pread=ok
 pcase file-hole file_hole late "clean LRU page" Recovered none data=ok extra=pread=ok
-pcase dirty-file-late dirty_file late "dirty LRU page" Recovered AR $AR4 data=ok fsync=EIO
+pcase file-hole-early file_hole early "clean LRU page" Recovered none data=ok extra=pread=ok
+# the dirty page is dropped unwritten: read() gets what is on disk (a hole)
+pcase dirty-file-late dirty_file late "dirty LRU page" Recovered AR $AR4 data=ok extra=pread=differs fsync=EIO
 pcase dirty-file-early dirty_file early "dirty LRU page" Recovered AO $AO4 data=ok
 pcase tmpfs tmpfs late "dirty LRU page" Recovered AR $AR4 data=ok extra=pread=EIO
+pcase tmpfs-early tmpfs early "dirty LRU page" Recovered AO $AO4 data=ok extra=pread=EIO
 pcase sysv-shm sysv_shm late "dirty LRU page" Recovered AR $AR4 data=ok
+pcase sysv-shm-early sysv_shm early "dirty LRU page" Recovered AO $AO4 data=ok
 
 # THP (split, then the 4 KiB page), hugetlb (the whole 2 MiB page)
 pcase thp-head thp_head late "dirty LRU page" Recovered AR lsb=12 sigoff=0x10 data=ok extra=thp=1
 pcase thp-tail thp_tail late "dirty LRU page" Recovered AR lsb=12 sigoff=0x5010 data=ok extra=thp=1
+pcase thp-head-early thp_head early "dirty LRU page" Recovered AO lsb=12 sigoff=0x0 data=ok
 pcase thp-tail-early thp_tail early "dirty LRU page" Recovered AO lsb=12 sigoff=0x5000 data=ok
 pcase huge-head huge_head late "huge page" Recovered AR lsb=21 sigoff=0x10
+pcase huge-head-early huge_head early "huge page" Recovered AO lsb=21 sigoff=0x0
 pcase huge-tail huge_tail late "huge page" Recovered AR lsb=21 sigoff=0x5010
 pcase huge-tail-early huge_tail early "huge page" Recovered AO lsb=21 sigoff=0x0
 
 # pages no process maps (corrupt-pfn, pfn from /proc/kpageflags)
 pcase free-huge free_huge late "free huge page" Recovered none
 pcase free-buddy free_buddy late "free buddy page" Recovered none
-pcase slab slab late "unknown page" Ignored none
-pcase reserved reserved late "unknown page" Ignored none
+# get_any_page() refuses them (-EIO, "unhandlable page."): memory_failure()
+# reports unknown/Ignored and returns -EBUSY to the corrupt-pfn write
+pcase slab slab late "unknown page" Ignored none poison=16
+pcase reserved reserved late "unknown page" Ignored none poison=16
 finish
