@@ -23,7 +23,7 @@ LIB_SRCS := $(wildcard lib/*.c)
 # vmm/ without main.c is a library too: the unit tests link the same objects.
 VMM_SRCS := $(filter-out vmm/main.c,$(wildcard vmm/*.c))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/hwpoison-guest \
+OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/page_states $(BUILD)/hwpoison-guest \
 	$(BUILD)/corrupt_va_probe
 SCENARIOS := $(wildcard tests/integration/scenarios/*.sh)
 OBJ := $(BUILD)/obj
@@ -35,7 +35,7 @@ VMM_STATIC := -static
 HOST_CFLAGS := $(CFLAGS) -Ilib -MMD -MP $(SAN_FLAGS)
 
 all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/unit-tests $(BUILD)/madvise_sigbus \
-	$(BUILD)/hwpoison-guest $(BUILD)/corrupt_va_probe
+	$(BUILD)/page_states $(BUILD)/hwpoison-guest $(BUILD)/corrupt_va_probe
 
 $(BUILD):
 	mkdir -p $@
@@ -66,6 +66,11 @@ $(BUILD)/madvise_sigbus: tests/integration/madvise_sigbus.c | $(BUILD)
 	$(CC) $(CFLAGS) -static -o $@ $<
 
 $(BUILD)/corrupt_va_probe: tests/integration/corrupt_va_probe.c | $(BUILD)
+	$(CC) $(CFLAGS) -static -o $@ $<
+
+# Puts a page into each state memory_failure() handles and poisons it (in
+# the outer VM only: the page_states scenario).
+$(BUILD)/page_states: tests/integration/page_states.c | $(BUILD)
 	$(CC) $(CFLAGS) -static -o $@ $<
 
 $(BUILD)/guest.elf: guest/entry.S guest/guest.c guest/guest.ld include/hwlab_abi.h \
