@@ -39,4 +39,28 @@ while read -r p; do
 		fail "checkpatch-$name" "checkpatch.pl --strict: $(echo "$out" | head -n 3 | tr '\n' ' ')"
 	fi
 done < <(grep -v '^[[:space:]]*\(#\|$\)' "$here/kernel/series")
+
+# The cover letter (git format-patch --cover-letter; not in the series: git
+# am has nothing to apply from it): [PATCH 0/N] for the N patches, a real
+# subject and blurb, and the shortlog naming each patch's subject.
+cover=$here/kernel/patches/0000-cover-letter.patch
+n=$(grep -cv '^[[:space:]]*\(#\|$\)' "$here/kernel/series")
+if [ ! -f "$cover" ]; then
+	fail cover-letter "no kernel/patches/0000-cover-letter.patch"
+else
+	check cover-letter-subject "Subject: [PATCH 0/$n] with a subject of its own" \
+		sh -c "grep -q '^Subject: \[PATCH 0/$n\] [^*]' '$cover' && ! grep -q '\*\*\*' '$cover'"
+	missing=
+	while read -r p; do
+		# the subject as the shortlog starts it (it wraps long ones)
+		subj=$(sed -n '/^Subject:/{N;s/\n//;s/^Subject: \[PATCH [0-9]*\/[0-9]*\] //;p}' \
+			"$here/kernel/patches/$p" | cut -c1-40)
+		grep -qF "  $subj" "$cover" || missing="$missing $p"
+	done < <(grep -v '^[[:space:]]*\(#\|$\)' "$here/kernel/series")
+	check cover-letter-shortlog "the shortlog names every patch${missing:+ (missing:$missing)}" \
+		test -z "$missing"
+	blurb=$(awk '/^Subject:/ { s = 1; next } s && /\([0-9]+\):$/ { exit } s' "$cover" | grep -c '[a-z]')
+	check cover-letter-blurb "$blurb lines on what the series is for and how it was tested" \
+		test "$blurb" -ge 10
+fi
 finish
