@@ -62,10 +62,10 @@ $(OBJ)/tests/unit/%.o: HOST_CFLAGS += -Itests/unit
 $(BUILD)/hwpoison-guest: $(OBJ)/tools/hwpoison-guest.o $(BUILD)/libhwlab.a
 	$(CC) -static -o $@ $^
 
-$(BUILD)/madvise_sigbus: tests/integration/madvise_sigbus.c | $(BUILD)
+$(BUILD)/madvise_sigbus: tests/integration/madvise_sigbus.c tests/integration/meminfo.h | $(BUILD)
 	$(CC) $(CFLAGS) -static -o $@ $<
 
-$(BUILD)/corrupt_va_probe: tests/integration/corrupt_va_probe.c | $(BUILD)
+$(BUILD)/corrupt_va_probe: tests/integration/corrupt_va_probe.c tests/integration/meminfo.h | $(BUILD)
 	$(CC) $(CFLAGS) -static -o $@ $<
 
 # Puts a page into each state memory_failure() handles and poisons it (in

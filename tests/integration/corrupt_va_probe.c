@@ -29,6 +29,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "meminfo.h"
+
 #define CORRUPT_VA "/sys/kernel/debug/hwpoison/corrupt-va"
 #define KPF_HWPOISON 19
 #define KPF_THP 22
@@ -106,21 +108,6 @@ static int corrupt_va_at(pid_t pid, const void *addr)
 
 	snprintf(s, sizeof(s), "%d %#lx\n", (int)pid, (unsigned long)addr);
 	return corrupt_va(s);
-}
-
-static long hardware_corrupted_kb(void)
-{
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "HardwareCorrupted: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
 }
 
 static uint64_t read_u64(const char *path, uint64_t index)

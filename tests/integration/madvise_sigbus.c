@@ -17,6 +17,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "meminfo.h"
+
 static sigjmp_buf recover;
 static volatile siginfo_t caught;
 
@@ -26,21 +28,6 @@ static void on_sigbus(int sig, siginfo_t *info, void *uctx)
 	(void)uctx;
 	memcpy((void *)&caught, info, sizeof(*info));
 	siglongjmp(recover, 1);
-}
-
-static long hardware_corrupted_kb(void)
-{
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "HardwareCorrupted: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
 }
 
 static int failures;
