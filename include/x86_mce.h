@@ -34,6 +34,9 @@
 #define MCI_STATUS_PCC		(1ULL << 57)
 #define MCI_STATUS_S		(1ULL << 56)
 #define MCI_STATUS_AR		(1ULL << 55)
+/* AMD: a deferred error (found, not consumed), and poisoned data */
+#define MCI_STATUS_DEFERRED	(1ULL << 44)
+#define MCI_STATUS_POISON	(1ULL << 43)
 
 /* MCi_MISC: the recoverable address LSB and the address mode. */
 #define MCI_MISC_LSB_MASK	0x3fULL

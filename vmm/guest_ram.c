@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "kvm_ioctl.h"
+#include "linux_boot.h"
 #include "log.h"
 #include "memmap.h"
 #include "report.h"
@@ -110,28 +111,46 @@ int guest_ram_create(struct vm *vm)
 	return 0;
 }
 
-int guest_ram_refresh_boot_area(struct vm *vm)
+/* Fresh memory for [gpa, gpa + len), in whole granules of each slot's backing. */
+static int refresh_range(struct vm *vm, uint64_t gpa, uint64_t len)
 {
+	uint64_t end = gpa + len;
 	unsigned int i;
 
 	for (i = 0; i < vm->mem.count; i++) {
 		const struct memslot *s = &vm->mem.slots[i];
-		uint64_t len = s->size;
+		uint64_t unit = s->backing == BACKING_HUGETLB ? SZ_2M : 4096;
+		uint64_t from = gpa > s->gpa ? gpa : s->gpa;
+		uint64_t to = end < s->gpa + s->size ? end : s->gpa + s->size;
 
-		if (s->gpa >= GUEST_WORKSET_GPA)
+		if (from >= to)
 			continue;
-		if (GUEST_WORKSET_GPA - s->gpa < len)
-			len = GUEST_WORKSET_GPA - s->gpa;
-		if (map_guest_ram(len, s->backing == BACKING_HUGETLB ? BACKING_HUGETLB :
-				  BACKING_ANON, s->hva) == MAP_FAILED) {
+		from &= ~(unit - 1);
+		to = (to + unit - 1) & ~(unit - 1);
+		if (map_guest_ram(to - from, s->backing == BACKING_HUGETLB ? BACKING_HUGETLB :
+				  BACKING_ANON, s->hva + (from - s->gpa)) == MAP_FAILED) {
 			if (s->backing == BACKING_HUGETLB)
-				hugetlb_shortage(len);
+				hugetlb_shortage(to - from);
 			else
 				pr_errno("remapping the boot area at GPA %#llx",
-					 (unsigned long long)s->gpa);
+					 (unsigned long long)from);
 			return -1;
 		}
 	}
+	return 0;
+}
+
+int guest_ram_refresh_boot_area(struct vm *vm)
+{
+	uint64_t gpa[4], len[4];
+	unsigned int i, n;
+
+	if (vm->kind != GUEST_KIND_LINUX)
+		return refresh_range(vm, 0, GUEST_WORKSET_GPA);
+	n = linux_boot_areas(vm, gpa, len, 4);
+	for (i = 0; i < n; i++)
+		if (refresh_range(vm, gpa[i], len[i]))
+			return -1;
 	return 0;
 }
 

@@ -20,7 +20,8 @@ int guest_ram_remap_poisoned(struct vm *vm);
 
 /*
  * Reset: fresh memory under everything the VMM itself writes at boot (page
- * tables, GDT, boot info, the ELF: all below GUEST_WORKSET_GPA). With late
+ * tables, GDT, boot info, the ELF: all below GUEST_WORKSET_GPA; for a Linux
+ * guest the zero page, the kernel and the initrd). With late
  * kill a page there may be poisoned without the VMM having heard of it (the
  * guest never touched it again); the VMM's own store into it would consume
  * the poison and end the VMM. Nothing there needs keeping: boot rewrites it.

@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "guest_ram.h"
+#include "irqchip.h"
 #include "kvm_dev.h"
 #include "log.h"
 #include "mce.h"
@@ -144,10 +146,36 @@ static int reset_guest(struct vm *vm)
 	if (guest_ram_remap_poisoned(vm) || guest_ram_refresh_boot_area(vm) ||
 	    x86_boot_load_guest(vm))
 		return -1;
+	/* a reboot starts with the interrupt hardware as at power-on */
+	if (vm->kind == GUEST_KIND_LINUX && irqchip_restore_vm(vm))
+		return -1;
 	for (i = 0; i < vm->opt->nr_vcpus; i++)
 		if (vcpu_reset(&vm->vcpus[i]))
 			return -1;
 	report("reset", "\"boot\":%u", vm->boot_count);
+	return 0;
+}
+
+static void uart_irq(void *ctx, int level)
+{
+	irqchip_set_line(ctx, UART_COM1_IRQ, level);
+}
+
+/* A Linux guest's files and console; 0, or -1 after a message. */
+static int setup_linux(struct vm *vm, const struct vmm_options *opt)
+{
+	int fd = STDOUT_FILENO;
+
+	if (opt->initrd_path && guest_image_read(&vm->initrd, opt->initrd_path))
+		return -1;
+	if (opt->console_path) {
+		fd = open(opt->console_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			pr_errno("cannot open the console file %s", opt->console_path);
+			return -1;
+		}
+	}
+	uart_init(&vm->uart, fd, uart_irq, vm);
 	return 0;
 }
 
@@ -158,12 +186,16 @@ static int setup(struct vm *vm, struct vmm_options *opt, int *ao_fd)
 	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
 	unsigned int i;
 
-	if (guest_image_read(&vm->image, opt->image_path) || vm_create(vm, opt) ||
+	if (guest_image_read(&vm->image, opt->kernel_path ? opt->kernel_path : opt->image_path) ||
+	    (opt->kernel_path && setup_linux(vm, opt)) || vm_create(vm, opt) ||
 	    x86_boot_load_guest(vm))
 		return -1;
 	for (i = 0; i < opt->nr_vcpus; i++)
 		if (vcpu_create(vm, i))
 			return -1;
+	/* the PICs', I/O APIC's and PIT's power-on state, for a reboot */
+	if (vm->kind == GUEST_KIND_LINUX && irqchip_save_vm(vm))
+		return -1;
 	*ao_fd = sigbus_install(&vm->mem);
 	if (*ao_fd < 0) {
 		pr_errno("installing the SIGBUS handler");
@@ -199,9 +231,11 @@ int main(int argc, char **argv)
 		return kvm_dev_check();
 	if (setup(&vm, &opt, &ao_fd))
 		return 1;
-	report("vmm_start", "\"pid\":%d,\"mem\":%llu,\"slots\":%u,\"backing\":\"%s\",\"vcpus\":%u,"
+	report("vmm_start", "\"pid\":%d,\"guest\":\"%s\",\"vendor\":\"%s\",\"mce_encoding\":\"%s\","
+	       "\"mem\":%llu,\"slots\":%u,\"backing\":\"%s\",\"vcpus\":%u,"
 	       "\"hva\":\"%p\",\"mcg_cap\":\"%#llx\",\"mce_kill\":\"%s\",\"memmap\":\"%s\"",
-	       getpid(),
+	       getpid(), vm.kind == GUEST_KIND_LINUX ? "linux" : "hwlab",
+	       cpuid_vendor_name(vm.vendor), (vm.mce_style & MCE_STYLE_AMD) ? "amd" : "intel",
 	       (unsigned long long)opt.mem_size, opt.nr_slots, memslot_backing_name(opt.backing),
 	       opt.nr_vcpus, (void *)vm.mem.slots[0].hva, (unsigned long long)HWLAB_MCG_CAP,
 	       options_mce_kill_name(opt.mce_kill), guest_ram_published_path());
@@ -226,10 +260,13 @@ int main(int argc, char **argv)
 	ok = done == opt.nr_vcpus;
 	/* before vmm_exit: a script that saw that line finds the table gone */
 	guest_ram_unpublish();
+	if (vm.kind == GUEST_KIND_LINUX)
+		uart_flush(&vm.uart);
 	report("vmm_exit", "\"status\":\"%s\",\"vcpus_done\":%u,\"injected\":%lu,"
-	       "\"poisoned_pages\":%u,\"resets\":%u,\"ao_overflows\":%lu,\"ao_not_delivered\":%lu",
+	       "\"poisoned_pages\":%u,\"resets\":%u,\"ao_overflows\":%lu,\"ao_not_delivered\":%lu,"
+	       "\"io_ignored\":%lu",
 	       ok ? (stop_signal ? "stopped" : "ok") : "fail", done, mce_delivery_injected(&vm),
 	       mce_delivery_poisoned_pages(&vm), resets, sigbus_ao_overflows(),
-	       mce_delivery_not_delivered(&vm));
+	       mce_delivery_not_delivered(&vm), vm.io_seen.ignored);
 	return ok ? 0 : 1;
 }

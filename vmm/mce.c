@@ -70,6 +70,19 @@ const char *mce_guest_state_reason(enum mce_guest_state state)
 	return "cannot read the guest's CR4/MCG_STATUS (KVM_GET_SREGS/KVM_GET_MSRS failed)";
 }
 
+int mce_bank_busy(const struct vcpu *v, unsigned int bank)
+{
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry entry;
+	} msrs = { .hdr.nmsrs = 1, .entry.index = MSR_IA32_MCx_STATUS(bank) };
+
+	/* unreadable counts as busy: deferring is safe, overwriting is not */
+	if (vcpu_get_msrs(v->fd, v->id, &msrs.hdr))
+		return 1;
+	return !!(msrs.entry.data & MCI_STATUS_VAL);
+}
+
 int mce_inject(const struct vcpu *v, const struct kvm_x86_mce *mce)
 {
 	return vcpu_ioctl(v, KVM_X86_SET_MCE, mce) < 0 ? -1 : 0;
@@ -79,11 +92,12 @@ int mce_reset_vcpu(const struct vcpu *v)
 {
 	struct {
 		struct kvm_msrs hdr;
-		struct kvm_msr_entry e[2];
+		struct kvm_msr_entry e[3];
 	} msrs = {
-		.hdr.nmsrs = 2,
+		.hdr.nmsrs = 3,
 		.e = { { .index = MSR_IA32_MCG_STATUS },
-		       { .index = MSR_IA32_MCx_STATUS(HWLAB_MCE_BANK) } },
+		       { .index = MSR_IA32_MCx_STATUS(HWLAB_MCE_BANK) },
+		       { .index = MSR_IA32_MCx_STATUS(HWLAB_MCE_BANK_DEFERRED) } },
 	};
 
 	return vcpu_set_msrs(v->fd, v->id, &msrs.hdr);

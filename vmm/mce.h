@@ -12,6 +12,13 @@
 #define HWLAB_MCE_BANKS		10
 #define HWLAB_MCE_BANK		9
 #define HWLAB_MCG_CAP		(MCG_CTL_P | MCG_SER_P | HWLAB_MCE_BANKS)
+/*
+ * AMD deferred errors (AO) wait in their bank until the guest's MCE poll
+ * reads them; a second bank keeps one that is not yet read from being
+ * overwritten by an AR (KVM would only set OVER on it, and the page of the
+ * first error would be lost).
+ */
+#define HWLAB_MCE_BANK_DEFERRED	8
 /* MCi_MISC: address mode 2 (physical), recoverable address LSB 12. */
 #define HWLAB_MCI_MISC		((MCI_MISC_ADDR_PHYS << 6) | 12)
 
@@ -22,8 +29,21 @@ enum mce_kind {
 	MCE_AR,		/* action required: the vCPU consumed the poison */
 };
 
-/* Fill a struct kvm_x86_mce for a memory error at gpa. Pure. */
+/* Which encoding a guest gets: its CPU vendor's (mce_event_prepare's style). */
+#define MCE_STYLE_PAGE_LSB	(1 << 0)	/* LSB 12 at the si_addr page, for Linux */
+#define MCE_STYLE_AMD		(1 << 1)	/* AMD's encodings, not Intel's */
+
+/* Fill a struct kvm_x86_mce for a memory error at gpa, Intel's way. Pure. */
 void mce_encode(enum mce_kind kind, uint64_t gpa, struct kvm_x86_mce *out);
+/*
+ * The same for an AMD vCPU, as QEMU injects it since its AMD support
+ * (kvm_mce_inject, "i386: Fix MCE support for AMD hosts"): AR is an
+ * uncorrected error with POISON and a #MC; AO is a deferred error, with no
+ * UC, so KVM only writes the bank and the guest's MCE poll finds it, as it
+ * would on hardware. Neither carries Intel's S/AR bits or MCA error codes,
+ * which AMD's severity code does not read. Pure.
+ */
+void mce_encode_amd(enum mce_kind kind, uint64_t gpa, struct kvm_x86_mce *out);
 
 /*
  * Check what KVM supports and give the vCPU HWLAB_MCG_CAP. Returns 0, or -1
@@ -43,9 +63,11 @@ enum mce_guest_state mce_guest_state(const struct vcpu *v);
 /* Why a state other than MCE_GUEST_READY keeps the machine check out. */
 const char *mce_guest_state_reason(enum mce_guest_state state);
 
+/* Whether bank holds an error the guest has not read and cleared yet. */
+int mce_bank_busy(const struct vcpu *v, unsigned int bank);
 /* KVM_X86_SET_MCE; -1 with errno (and a message) if KVM refuses. */
 int mce_inject(const struct vcpu *v, const struct kvm_x86_mce *mce);
-/* A reset vCPU starts with no machine check in progress and bank 9 empty. */
+/* A reset vCPU starts with no machine check in progress and banks 8 and 9 empty. */
 int mce_reset_vcpu(const struct vcpu *v);
 
 #endif

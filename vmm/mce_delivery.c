@@ -101,6 +101,13 @@ static int deliver(struct vcpu *v, struct pending_mce *p)
 
 	if (ao && state == MCE_GUEST_IN_MCE)
 		return DELIVER_DEFERRED;	/* one machine check at a time */
+	/*
+	 * An AMD deferred error only sits in its bank until the guest's poll
+	 * reads and clears it; writing another over it would lose the first.
+	 */
+	if (ao && state == MCE_GUEST_READY && !(p->mce.status & MCI_STATUS_UC) &&
+	    mce_bank_busy(v, p->mce.bank))
+		return DELIVER_DEFERRED;
 	if (ao && state == MCE_GUEST_READY && mark_notified(v->vm, &p->ext) == 0) {
 		mce_event_report(v->id, p, "ignore",
 				 "guest already got a machine check for this page");
@@ -138,7 +145,7 @@ static int deliver_action_required(struct vcpu *v)
 	struct pending_mce p;
 
 	v->sig.ar_pending = 0;
-	if (mce_event_prepare(&v->vm->mem, v->vm->opt->mce_page_lsb, &v->sig.ar, &p) < 0)
+	if (mce_event_prepare(&v->vm->mem, v->vm->mce_style, &v->sig.ar, &p) < 0)
 		return stop_vcpu(v, &p, "fatal", "poison consumed outside guest RAM", 0);
 	record_poison(v->vm, &p.ext);
 	/*
@@ -267,7 +274,7 @@ void mce_delivery_action_optional(struct vm *vm, const struct sigbus_event *ev)
 {
 	struct pending_mce p;
 
-	if (mce_event_prepare(&vm->mem, vm->opt->mce_page_lsb, ev, &p) < 0)
+	if (mce_event_prepare(&vm->mem, vm->mce_style, ev, &p) < 0)
 		mce_event_report(MCE_EVENT_NO_VCPU, &p, "ignore",
 				 "poisoned page outside guest RAM (VMM memory)");
 	else if (record_poison(vm, &p.ext) == 0)

@@ -25,3 +25,21 @@ void mce_encode(enum mce_kind kind, uint64_t gpa, struct kvm_x86_mce *out)
 	out->addr = gpa;
 	out->misc = HWLAB_MCI_MISC;
 }
+
+void mce_encode_amd(enum mce_kind kind, uint64_t gpa, struct kvm_x86_mce *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->status = MCI_STATUS_VAL | MCI_STATUS_EN | MCI_STATUS_MISCV | MCI_STATUS_ADDRV |
+		      MCI_STATUS_POISON;
+	out->mcg_status = MCG_STATUS_MCIP | MCG_STATUS_RIPV;
+	if (kind == MCE_AR) {
+		out->bank = HWLAB_MCE_BANK;
+		out->status |= MCI_STATUS_UC;
+		out->mcg_status |= MCG_STATUS_EIPV;
+	} else {
+		out->bank = HWLAB_MCE_BANK_DEFERRED;
+		out->status |= MCI_STATUS_DEFERRED;
+	}
+	out->addr = gpa;
+	out->misc = HWLAB_MCI_MISC;
+}

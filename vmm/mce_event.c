@@ -9,10 +9,12 @@
 #include "mce.h"
 #include "report.h"
 
-int mce_event_prepare(const struct memslot_table *mem, int page_lsb, const struct sigbus_event *ev,
+int mce_event_prepare(const struct memslot_table *mem, int style, const struct sigbus_event *ev,
 		      struct pending_mce *p)
 {
 	enum mce_kind kind = ev->code == BUS_MCEERR_AR ? MCE_AR : MCE_AO;
+	void (*encode)(enum mce_kind, uint64_t, struct kvm_x86_mce *) =
+		(style & MCE_STYLE_AMD) ? mce_encode_amd : mce_encode;
 
 	*p = (struct pending_mce) { .ev = *ev, .lsb = ev->lsb };
 	if (ev->lsb < POISON_LSB_MIN || ev->lsb > POISON_LSB_MAX) {
@@ -21,7 +23,7 @@ int mce_event_prepare(const struct memslot_table *mem, int page_lsb, const struc
 	}
 	if (memslot_translate(mem, ev->addr, p->lsb, &p->ext))
 		return -1;	/* p->ext stays zeroed: slot NULL says outside RAM */
-	if (p->ext.len > GUEST_PAGE_SIZE && page_lsb) {
+	if (p->ext.len > GUEST_PAGE_SIZE && (style & MCE_STYLE_PAGE_LSB)) {
 		/*
 		 * Linux guests ignore an address whose LSB is above PAGE_SHIFT
 		 * (mce_usable_address()): name the 4 KiB page at si_addr, with
@@ -30,9 +32,9 @@ int mce_event_prepare(const struct memslot_table *mem, int page_lsb, const struc
 		const struct memslot *s = p->ext.slot;
 		uint64_t page = s->gpa + ((ev->addr - (uintptr_t)s->hva) & ~(GUEST_PAGE_SIZE - 1));
 
-		mce_encode(kind, page, &p->mce);
+		encode(kind, page, &p->mce);
 	} else {
-		mce_encode(kind, p->ext.gpa, &p->mce);
+		encode(kind, p->ext.gpa, &p->mce);
 		/* A huge page is lost whole: say so in MCi_MISC's address LSB. */
 		if (p->ext.len > GUEST_PAGE_SIZE)
 			p->mce.misc = (p->mce.misc & ~MCI_MISC_LSB_MASK) | p->lsb;

@@ -35,12 +35,13 @@ struct pending_mce {
 
 /*
  * Translate ev through the memslot table and encode its machine check.
- * page_lsb: name one 4 KiB page with LSB 12 even when the extent is a huge
- * page (Linux guests). An si_addr_lsb outside [POISON_LSB_MIN, POISON_LSB_MAX]
+ * style: MCE_STYLE_* (mce.h). MCE_STYLE_PAGE_LSB names one 4 KiB page with
+ * LSB 12 even when the extent is a huge page (Linux guests); MCE_STYLE_AMD
+ * encodes it as an AMD CPU reports it. An si_addr_lsb outside [POISON_LSB_MIN, POISON_LSB_MAX]
  * sets p->lsb_out_of_range and uses the page. Returns 0, or -1 if the
  * address is outside guest RAM.
  */
-int mce_event_prepare(const struct memslot_table *mem, int page_lsb, const struct sigbus_event *ev,
+int mce_event_prepare(const struct memslot_table *mem, int style, const struct sigbus_event *ev,
 		      struct pending_mce *p);
 /* One "sigbus" report line for the event; vcpu is MCE_EVENT_NO_VCPU when none is involved. */
 void mce_event_report(int vcpu, const struct pending_mce *p, const char *action,

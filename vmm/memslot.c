@@ -3,6 +3,7 @@
 #include "memslot.h"
 
 #include <fcntl.h>
+#include <string.h>
 #include <unistd.h>
 
 int memslot_translate(const struct memslot_table *t, uintptr_t hva, unsigned int lsb,
@@ -94,4 +95,25 @@ const char *memslot_backing_name(enum memslot_backing b)
 		return "hugetlb";
 	}
 	return "?";
+}
+
+int memslot_write(const struct memslot_table *t, uint64_t gpa, const void *src, uint64_t len)
+{
+	const uint8_t *p = src;
+
+	while (len) {
+		const struct memslot *s = memslot_find_gpa(t, gpa);
+		uint64_t n;
+
+		if (!s)
+			return -1;
+		n = s->size - (gpa - s->gpa);
+		if (n > len)
+			n = len;
+		memcpy(s->hva + (gpa - s->gpa), p, n);
+		p += n;
+		gpa += n;
+		len -= n;
+	}
+	return 0;
 }

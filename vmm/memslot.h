@@ -50,6 +50,9 @@ const struct memslot *memslot_find_gpa(const struct memslot_table *t, uint64_t g
 /* GPA -> HVA for [gpa, gpa + len) inside one slot, or NULL. */
 void *memslot_gpa_to_hva(const struct memslot_table *t, uint64_t gpa, uint64_t len);
 
+/* Copy len bytes to gpa, across slots; -1 (nothing said) if a byte is not in RAM. */
+int memslot_write(const struct memslot_table *t, uint64_t gpa, const void *src, uint64_t len);
+
 /*
  * Copy [gpa, gpa + len) of guest RAM (len <= 64 KiB) into dst without
  * touching it with a load: the kernel copies it (through a pipe) and reports

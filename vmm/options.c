@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "cpuid.h"
 #include "hwlab_abi.h"
 #include "log.h"
 #include "parse_num.h"
@@ -47,6 +48,9 @@ static const struct choice mce_kill_policies[] = {
 	{ "early", PR_MCE_KILL_EARLY }, { "late", PR_MCE_KILL_LATE }, { "sysctl", -1 }, { 0 },
 };
 static const struct choice mce_lsb_modes[] = { { "extent", 0 }, { "page", 1 }, { 0 } };
+static const struct choice mce_vendors[] = {
+	{ "auto", -1 }, { "intel", CPU_VENDOR_INTEL }, { "amd", CPU_VENDOR_AMD }, { 0 },
+};
 static const struct choice unrecoverable_actions[] = { { "stop", 0 }, { "reset", 1 }, { 0 } };
 static const struct choice poison_methods[] = { { "madvise", 0 }, { "corrupt-pfn", 1 }, { 0 } };
 
@@ -110,7 +114,14 @@ static int set_help(struct vmm_options *o, const char *arg)
 	{ .name = n, .arg = a, .help = h, .kind = OPT_CALL, .set = fn }
 
 static const struct option_desc options[] = {
-	OPT_CALL_ROW("mem", "MIB", "guest RAM (default 16, at least 8)", set_mem),
+	OPT_STRING_ROW("kernel", "BZIMAGE", "boot a Linux kernel (x86 64-bit boot protocol)\n"
+		       "instead of GUEST.elf", kernel_path),
+	OPT_STRING_ROW("initrd", "FILE", "the Linux guest's initramfs", initrd_path),
+	OPT_STRING_ROW("append", "CMDLINE", "the Linux guest's command line (default\n"
+		       "\"console=ttyS0\")", append),
+	OPT_STRING_ROW("console", "FILE", "the Linux guest's serial console (COM1), appended\n"
+		       "to FILE (default: stdout)", console_path),
+	OPT_CALL_ROW("mem", "MIB", "guest RAM (default 16, Linux 128; at least 8)", set_mem),
 	OPT_UINT_ROW("slots", "N", "split RAM into N memslots (default 1)", nr_slots, MAX_MEMSLOTS),
 	OPT_CHOICE_ROW("backing", "KIND", "anon | thp | hugetlb (default anon)", backing, backings),
 	OPT_UINT_ROW("vcpus", "N", "vCPU threads (default 1, at most " STR(GUEST_MAX_VCPUS) ")",
@@ -137,8 +148,13 @@ static const struct option_desc options[] = {
 		     "host maps the zero page there (tools must refuse it)", guest_read_unwritten),
 	OPT_CHOICE_ROW("mce-lsb", "MODE",
 		       "extent: MCi_MISC LSB = si_addr_lsb, one vMCE per huge page\n"
-		       "(default); page: always LSB 12 at the si_addr page, as a\nLinux guest needs",
+		       "(default for GUEST.elf); page: always LSB 12 at the si_addr\n"
+		       "page, as a Linux guest needs (default with --kernel)",
 		       mce_page_lsb, mce_lsb_modes),
+	OPT_CHOICE_ROW("mce-vendor", "V",
+		       "auto | intel | amd: whose machine-check encoding the guest\n"
+		       "gets (default: Intel's for GUEST.elf, the CPUID vendor's\nfor --kernel)",
+		       mce_vendor, mce_vendors),
 	OPT_CHOICE_ROW("on-unrecoverable", "A",
 		       "stop | reset: when the guest cannot take a machine check",
 		       reset_on_unrecoverable, unrecoverable_actions),
@@ -162,7 +178,9 @@ void options_usage(FILE *f)
 {
 	unsigned int i;
 
-	fprintf(f, "usage: hwlab-vmm [options] GUEST.elf\n       hwlab-vmm --check\n");
+	fprintf(f, "usage: hwlab-vmm [options] GUEST.elf\n"
+		"       hwlab-vmm [options] --kernel BZIMAGE [--initrd FILE] [--append CMDLINE]\n"
+		"       hwlab-vmm --check\n");
 	for (i = 0; i < NR_OPTIONS; i++) {
 		const struct option_desc *d = &options[i];
 		const char *h = d->help, *nl;
@@ -219,6 +237,17 @@ static int validate(const struct vmm_options *o)
 {
 	unsigned int i;
 
+	if (o->kernel_path) {
+		if (o->nr_poison || o->poison_vmm_heap) {
+			pr_err("--poison-gpa and --poison-vmm-heap are test hooks of the bare-metal "
+			       "guest's passes; a Linux guest has none: poison it with "
+			       "hwpoison-guest");
+			return -1;
+		}
+	} else if (o->initrd_path || o->append || o->console_path) {
+		pr_err("--initrd, --append and --console are for a Linux guest: give --kernel");
+		return -1;
+	}
 	if (o->mem_size < (8ULL << 20) || o->mem_size > (3ULL << 30) || o->nr_slots < 1 ||
 	    o->mem_size % (o->nr_slots * (2ULL << 20))) {
 		pr_err("--mem must be 8..3072 MiB and a multiple of 2 MiB per slot (%u slots)",
@@ -246,8 +275,9 @@ int options_parse(int argc, char **argv, struct vmm_options *o)
 	int c;
 
 	*o = (struct vmm_options) {
-		.mem_size = 16ULL << 20, .nr_slots = 1, .backing = BACKING_ANON,
+		.nr_slots = 1, .backing = BACKING_ANON,
 		.nr_vcpus = 1, .passes = 3, .mce_kill = -1, .max_resets = 3, .poison_pass = 1,
+		.mce_page_lsb = -1, .mce_vendor = -1, .mem_size = 0,
 	};
 	for (i = 0; i < NR_OPTIONS; i++)
 		longopts[i] = (struct option) {
@@ -270,11 +300,23 @@ int options_parse(int argc, char **argv, struct vmm_options *o)
 	}
 	if (o->action != VMM_RUN)
 		return 0;
-	if (optind + 1 != argc) {
-		options_usage(stderr);
+	if (optind + (o->kernel_path ? 0 : 1) != argc) {
+		if (o->kernel_path)
+			pr_err("--kernel boots a Linux guest: no GUEST.elf as well ('%s')",
+			       argv[optind]);
+		else
+			options_usage(stderr);
 		return -1;
 	}
-	o->image_path = argv[optind];
+	if (!o->kernel_path)
+		o->image_path = argv[optind];
+	/* what depends on the kind of guest */
+	if (!o->mem_size)
+		o->mem_size = (o->kernel_path ? 128ULL : 16ULL) << 20;
+	if (o->mce_page_lsb < 0)
+		o->mce_page_lsb = !!o->kernel_path;
+	if (o->kernel_path && !o->append)
+		o->append = "console=ttyS0";
 	return validate(o);
 }
 

@@ -18,7 +18,12 @@ enum vmm_action {
 
 struct vmm_options {
 	enum vmm_action action;
-	const char *image_path;
+	const char *image_path;		/* the bare-metal guest's ELF, or NULL */
+	const char *kernel_path;	/* --kernel: a Linux bzImage, or NULL */
+	const char *initrd_path;
+	const char *append;		/* the Linux command line */
+	const char *console_path;	/* the UART's output; NULL: stdout */
+	int mce_vendor;			/* -1 auto (the CPUID's), or enum cpu_vendor */
 	uint64_t mem_size;		/* bytes */
 	unsigned int nr_slots;
 	int backing;			/* enum memslot_backing */
@@ -32,7 +37,7 @@ struct vmm_options {
 	int guest_ucall_at_retired;	/* test: guest points a ucall at a poisoned page */
 	unsigned int guest_log_flood;	/* test: guest logs this many lines at once */
 	int guest_read_unwritten;	/* test: guest reads a page nothing writes */
-	int mce_page_lsb;		/* MCi_MISC LSB always 12, for Linux guests */
+	int mce_page_lsb;		/* MCi_MISC LSB always 12; -1: for Linux guests */
 	int mce_kill;			/* -1 sysctl policy, else PR_MCE_KILL_EARLY/LATE */
 	int reset_on_unrecoverable;	/* else stop */
 	unsigned int max_resets;

@@ -6,17 +6,36 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 
+#include "cpuid.h"
+#include "irqchip.h"
 #include "kvm_ioctl.h"
 #include "log.h"
 #include "mce.h"
+#include "pc_io.h"
 #include "report.h"
 #include "ucall.h"
 #include "vm.h"
 #include "x86_boot.h"
+
+/* The VM's CPUID with this vCPU's APIC id (the MP table's name for it). */
+static int set_cpuid(struct vcpu *v)
+{
+	struct kvm_cpuid2 *c = cpuid_for_vcpu(v->vm->cpuid, v->id);
+	int r;
+
+	if (!c) {
+		pr_err("out of memory for vCPU %u's CPUID", v->id);
+		return -1;
+	}
+	r = vcpu_ioctl(v, KVM_SET_CPUID2, c) < 0 ? -1 : 0;
+	free(c);
+	return r;
+}
 
 int vcpu_create(struct vm *vm, unsigned int id)
 {
@@ -36,13 +55,18 @@ int vcpu_create(struct vm *vm, unsigned int id)
 	}
 	v->sig.run = v->run;
 	/* CPUID first: KVM refuses EFER.LME for a vCPU without long mode. */
-	if (vcpu_ioctl(v, KVM_SET_CPUID2, vm->cpuid) < 0 || mce_setup_vcpu(vm->kvm_fd, v))
+	if (set_cpuid(v) || mce_setup_vcpu(vm->kvm_fd, v))
+		return -1;
+	/* before the first reset: what the local APIC looks like at power-on */
+	if (vm->kind == GUEST_KIND_LINUX && irqchip_save_vcpu(v))
 		return -1;
 	return vcpu_reset(v);
 }
 
 int vcpu_reset(struct vcpu *v)
 {
+	if (v->vm->kind == GUEST_KIND_LINUX && irqchip_restore_vcpu(v))
+		return -1;
 	if (x86_boot_reset_vcpu(v) || mce_reset_vcpu(v))
 		return -1;
 	mce_delivery_reset_vcpu(v);
@@ -66,11 +90,54 @@ static int guest_fail(const struct vcpu *v, const char *fmt, ...)
 	return -1;
 }
 
+/*
+ * A Linux guest reboots (keyboard controller reset, or a triple fault, its
+ * last resort): a reset, as many times as --max-resets allows.
+ */
+static int guest_reboot(struct vcpu *v, const char *why)
+{
+	struct vm *vm = v->vm;
+
+	if (vm->boot_count > vm->opt->max_resets)
+		return guest_fail(v, "%s: reboot %u, more than the %u allowed", why,
+				  vm->boot_count, vm->opt->max_resets);
+	report("guest_reboot", "\"vcpu\":%u,\"reason\":\"%s\",\"boot\":%u", v->id, why,
+	       vm->boot_count);
+	v->state = VCPU_STOPPED;
+	vm_stop(vm, 1);
+	return 0;
+}
+
+/* The exits of a Linux guest: its devices, reboot, and what must not happen. */
+static int handle_linux_exit(struct vcpu *v)
+{
+	struct kvm_run *run = v->run;
+
+	switch (run->exit_reason) {
+	case KVM_EXIT_IO:
+		if (pc_io_port(v))
+			return guest_reboot(v, "keyboard controller reset");
+		return 0;
+	case KVM_EXIT_MMIO:
+		pc_io_mmio(v);
+		return 0;
+	case KVM_EXIT_SHUTDOWN:
+		return guest_reboot(v, "triple fault");
+	}
+	return -2;	/* the exits both kinds share */
+}
+
 /* Returns 0 to run on, 1 when the guest finished on this vCPU, -1 on failure. */
 static int handle_exit(struct vcpu *v)
 {
 	struct kvm_run *run = v->run;
 
+	if (v->vm->kind == GUEST_KIND_LINUX) {
+		int r = handle_linux_exit(v);
+
+		if (r != -2)
+			return r;
+	}
 	switch (run->exit_reason) {
 	case KVM_EXIT_IO:
 		if (run->io.port == UCALL_PORT && run->io.direction == KVM_EXIT_IO_OUT &&

@@ -5,13 +5,44 @@
 #include <signal.h>
 
 #include "guest_ram.h"
+#include "irqchip.h"
 #include "kvm_dev.h"
 #include "kvm_ioctl.h"
 #include "log.h"
+#include "mce.h"
+
+/*
+ * Whose machine-check encoding the guest gets. A Linux guest decodes
+ * machine checks by its CPU vendor, so it gets its vendor's (as QEMU does);
+ * the bare-metal guest keeps Intel's, which its tests hold to QEMU's
+ * values. An AMD encoding also needs SUCCOR in CPUID, or Linux panics on
+ * every uncorrected error (mce_severity_amd()).
+ */
+static int choose_mce_style(struct vm *vm)
+{
+	const struct vmm_options *opt = vm->opt;
+	enum cpu_vendor enc;
+
+	vm->vendor = cpuid_vendor(vm->cpuid);
+	if (opt->mce_vendor >= 0)
+		enc = opt->mce_vendor;
+	else
+		enc = vm->kind == GUEST_KIND_LINUX ? vm->vendor : CPU_VENDOR_INTEL;
+	vm->mce_style = (opt->mce_page_lsb ? MCE_STYLE_PAGE_LSB : 0) |
+			(enc == CPU_VENDOR_AMD ? MCE_STYLE_AMD : 0);
+	if ((vm->mce_style & MCE_STYLE_AMD) && cpuid_set_mca_recovery(vm->cpuid)) {
+		pr_err("KVM_GET_SUPPORTED_CPUID has no leaf 0x80000007: cannot give the guest "
+		       "SUCCOR, without which AMD machine checks are fatal to it");
+		return -1;
+	}
+	return 0;
+}
 
 int vm_create(struct vm *vm, const struct vmm_options *opt)
 {
 	vm->opt = opt;
+	vm->kind = opt->kernel_path ? GUEST_KIND_LINUX : GUEST_KIND_HWLAB;
+	pthread_mutex_init(&vm->io_lock, NULL);
 	vm->boot_count = 1;
 	mce_delivery_init_vm(vm);
 	vm->kvm_fd = kvm_dev_open();
@@ -29,6 +60,11 @@ int vm_create(struct vm *vm, const struct vmm_options *opt)
 	}
 	vm->cpuid = kvm_dev_supported_cpuid(vm->kvm_fd);
 	if (!vm->cpuid)
+		return -1;
+	if (choose_mce_style(vm))
+		return -1;
+	/* the interrupt hardware must exist before the first vCPU */
+	if (vm->kind == GUEST_KIND_LINUX && irqchip_create(vm))
 		return -1;
 	return guest_ram_create(vm);
 }

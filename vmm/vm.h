@@ -7,13 +7,24 @@
 #include <stdint.h>
 #include <linux/kvm.h>
 
+#include "cpuid.h"
 #include "guest_image.h"
 #include "hwlab_abi.h"
 #include "mce_delivery.h"
 #include "memslot.h"
 #include "options.h"
+#include "pc_io.h"
 #include "ratelimit.h"
 #include "sigbus.h"
+#include "uart_8250.h"
+
+enum guest_kind {
+	GUEST_KIND_HWLAB,	/* guest/: our bare-metal ELF, ucalls on UCALL_PORT */
+	GUEST_KIND_LINUX,	/* a bzImage: UART console, PC interrupt hardware */
+};
+
+/* KVM_GET_IRQCHIP's chips: PIC master, PIC slave, I/O APIC */
+#define IRQCHIP_NR_CHIPS	3
 
 enum vcpu_state {
 	VCPU_RUNNING,
@@ -34,6 +45,7 @@ struct vcpu {
 	enum vcpu_state state;
 	struct vcpu_mce mce;		/* mce_delivery.c */
 	struct ratelimit log_limit;	/* guest_log lines (ucall.c) */
+	struct kvm_lapic_state lapic_at_power_on;	/* Linux guests (irqchip.c) */
 };
 
 struct vm {
@@ -44,8 +56,22 @@ struct vm {
 	struct kvm_cpuid2 *cpuid;
 	struct memslot_table mem;
 	struct vm_poison poison;	/* mce_delivery.c */
-	struct guest_image image;
+	enum guest_kind kind;
+	enum cpu_vendor vendor;		/* of the vCPUs' CPUID */
+	int mce_style;			/* MCE_STYLE_* (mce.h) */
+	struct guest_image image;	/* the ELF, or the bzImage */
+	struct guest_image initrd;	/* Linux guests; data NULL if none */
+	struct {
+		uint64_t kernel_end, initrd_gpa;
+	} linux_layout;		/* where linux_boot.c put things */
 	uint64_t entry;
+	/* Linux guests: the PC devices (pc_io.c) and interrupt hardware (irqchip.c) */
+	struct uart_8250 uart;
+	uint8_t cmos_index;
+	pthread_mutex_t io_lock;	/* guards io_seen */
+	struct pc_io_seen io_seen;
+	struct kvm_irqchip chips_at_power_on[IRQCHIP_NR_CHIPS];
+	struct kvm_pit_state2 pit_at_power_on;
 	unsigned int boot_count;	/* 1 at first boot, +1 per reset */
 	int poison_hook_fired;		/* the test hook ran (it runs once) */
 	struct vcpu vcpus[GUEST_MAX_VCPUS];

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "elf_load.h"
+#include "linux_boot.h"
 #include "kvm_ioctl.h"
 #include "log.h"
 #include "vm.h"
@@ -24,20 +25,15 @@
 #define GDT_ENTRIES	4
 #define SEL_TSS		0x18
 
-/* Identity map of the low 4 GiB with 2 MiB pages, a flat 64-bit GDT, boot info. */
-static int write_boot_structures(struct vm *vm)
+int x86_boot_write_page_tables(struct vm *vm)
 {
 	uint64_t *pml4 = memslot_gpa_to_hva(&vm->mem, GUEST_PML4_GPA, 4096);
 	uint64_t *pdpt = memslot_gpa_to_hva(&vm->mem, GUEST_PDPT_GPA, 4096);
 	uint64_t *pd = memslot_gpa_to_hva(&vm->mem, GUEST_PD_GPA, 4 * 4096);
-	uint64_t *gdt = memslot_gpa_to_hva(&vm->mem, GUEST_GDT_GPA, GDT_ENTRIES * 8);
-	struct hwlab_boot_info *bi = memslot_gpa_to_hva(&vm->mem, GUEST_BOOT_INFO_GPA, sizeof(*bi));
-	const struct vmm_options *opt = vm->opt;
 	unsigned int i;
 
-	if (!pml4 || !pdpt || !pd || !gdt || !bi) {
-		pr_err("the boot area (page tables, GDT, boot info below %#llx) is not in one "
-		       "memslot", GUEST_LOAD_GPA);
+	if (!pml4 || !pdpt || !pd) {
+		pr_err("the boot page tables (below %#llx) are not in one memslot", GUEST_GDT_GPA);
 		return -1;
 	}
 	memset(pml4, 0, 4096);
@@ -47,11 +43,27 @@ static int write_boot_structures(struct vm *vm)
 		pdpt[i] = (GUEST_PD_GPA + i * 4096) | PTE_PRESENT_RW;
 	for (i = 0; i < 4 * 512; i++)
 		pd[i] = ((uint64_t)i << 21) | PDE_2M_RW;
+	return 0;
+}
 
+/* Page tables, a flat 64-bit GDT and the boot info of the bare-metal guest. */
+static int write_boot_structures(struct vm *vm)
+{
+	uint64_t *gdt = memslot_gpa_to_hva(&vm->mem, GUEST_GDT_GPA, GDT_ENTRIES * 8);
+	struct hwlab_boot_info *bi = memslot_gpa_to_hva(&vm->mem, GUEST_BOOT_INFO_GPA, sizeof(*bi));
+	const struct vmm_options *opt = vm->opt;
+
+	if (x86_boot_write_page_tables(vm))
+		return -1;
+	if (!gdt || !bi) {
+		pr_err("the boot area (page tables, GDT, boot info below %#llx) is not in one "
+		       "memslot", GUEST_LOAD_GPA);
+		return -1;
+	}
 	gdt[0] = 0;
-	gdt[1] = 0x00af9b000000ffffULL;		/* GUEST_SEL_CODE: 64-bit code */
-	gdt[2] = 0x00cf93000000ffffULL;		/* GUEST_SEL_DATA */
-	gdt[3] = 0x00008b0000000067ULL;		/* SEL_TSS: busy TSS, base 0 */
+	gdt[1] = X86_GDT_CODE64;		/* GUEST_SEL_CODE */
+	gdt[2] = X86_GDT_DATA;			/* GUEST_SEL_DATA */
+	gdt[3] = X86_GDT_TSS_BUSY;		/* SEL_TSS: busy TSS, base 0 */
 
 	memset(bi, 0, sizeof(*bi));
 	bi->magic = HWLAB_BOOT_MAGIC;
@@ -76,6 +88,8 @@ int x86_boot_load_guest(struct vm *vm)
 {
 	char err[256];
 
+	if (vm->kind == GUEST_KIND_LINUX)
+		return linux_boot_load(vm);
 	if (write_boot_structures(vm))
 		return -1;
 	if (elf_load(&vm->mem, vm->image.data, vm->image.size, &vm->entry, err, sizeof(err))) {
@@ -98,7 +112,7 @@ static void flat_segment(struct kvm_segment *s, uint16_t sel, uint8_t type, int 
 	s->g = 1;
 }
 
-int x86_boot_reset_vcpu(struct vcpu *v)
+int x86_boot_enter_long_mode(struct vcpu *v, const struct x86_long_mode_entry *e)
 {
 	struct kvm_sregs sregs;
 	struct kvm_regs regs;
@@ -109,24 +123,39 @@ int x86_boot_reset_vcpu(struct vcpu *v)
 	sregs.cr3 = GUEST_PML4_GPA;
 	sregs.cr4 = X86_CR4_PAE;	/* the guest sets CR4.MCE itself */
 	sregs.efer = EFER_LME | EFER_LMA | EFER_SCE;
-	flat_segment(&sregs.cs, GUEST_SEL_CODE, 11, 1);
-	flat_segment(&sregs.ds, GUEST_SEL_DATA, 3, 0);
+	flat_segment(&sregs.cs, e->code_sel, 11, 1);
+	flat_segment(&sregs.ds, e->data_sel, 3, 0);
 	sregs.es = sregs.fs = sregs.gs = sregs.ss = sregs.ds;
 	memset(&sregs.tr, 0, sizeof(sregs.tr));
-	sregs.tr.selector = SEL_TSS;
+	sregs.tr.selector = e->tss_sel;
 	sregs.tr.limit = 0x67;
 	sregs.tr.type = 11;
 	sregs.tr.present = 1;
 	sregs.gdt.base = GUEST_GDT_GPA;
-	sregs.gdt.limit = GDT_ENTRIES * 8 - 1;
+	sregs.gdt.limit = e->gdt_entries * 8 - 1;
 	sregs.idt.base = 0;
 	sregs.idt.limit = 0;
+	if (e->apic_base)
+		sregs.apic_base = e->apic_base;
 	if (vcpu_ioctl(v, KVM_SET_SREGS, &sregs) < 0)
 		return -1;
 	memset(&regs, 0, sizeof(regs));
-	regs.rflags = 0x2;
-	regs.rip = v->vm->entry;
-	regs.rdi = v->id;
-	regs.rsi = GUEST_BOOT_INFO_GPA;
+	regs.rflags = 0x2;	/* interrupts off */
+	regs.rip = e->rip;
+	regs.rdi = e->rdi;
+	regs.rsi = e->rsi;
 	return vcpu_ioctl(v, KVM_SET_REGS, &regs) < 0 ? -1 : 0;
+}
+
+int x86_boot_reset_vcpu(struct vcpu *v)
+{
+	struct x86_long_mode_entry e = {
+		.code_sel = GUEST_SEL_CODE, .data_sel = GUEST_SEL_DATA, .tss_sel = SEL_TSS,
+		.gdt_entries = GDT_ENTRIES, .rip = v->vm->entry, .rdi = v->id,
+		.rsi = GUEST_BOOT_INFO_GPA,
+	};
+
+	if (v->vm->kind == GUEST_KIND_LINUX)
+		return linux_boot_reset_vcpu(v);
+	return x86_boot_enter_long_mode(v, &e);
 }

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "pc_io.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "report.h"
+#include "uart_8250.h"
+#include "vm.h"
+
+#define PORT_POST		0x80	/* POST codes; Linux's io_delay() */
+#define PORT_KBD_DATA		0x60
+#define PORT_KBD_STATUS		0x64
+#define KBD_CMD_PULSE_RESET	0xfe
+#define PORT_CMOS_INDEX		0x70
+#define PORT_CMOS_DATA		0x71
+#define CMOS_REG_A		0x0a
+#define CMOS_REG_B		0x0b
+#define CMOS_REG_D		0x0d
+#define CMOS_A_DIVIDER		0x26	/* 32.768 kHz, 1024 Hz; UIP clear */
+#define CMOS_B_24H		0x02	/* BCD, 24-hour */
+#define CMOS_D_VALID		0x80	/* battery good */
+
+static uint8_t bcd(unsigned int v)
+{
+	return ((v / 10) << 4) | (v % 10);
+}
+
+/* The RTC's time registers read the host's UTC; the rest reads 0. */
+static uint8_t cmos_read(uint8_t index)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	switch (index & 0x7f) {
+	case 0x00: return bcd(tm.tm_sec);
+	case 0x02: return bcd(tm.tm_min);
+	case 0x04: return bcd(tm.tm_hour);
+	case 0x06: return bcd(tm.tm_wday + 1);
+	case 0x07: return bcd(tm.tm_mday);
+	case 0x08: return bcd(tm.tm_mon + 1);
+	case 0x09: return bcd(tm.tm_year % 100);
+	case 0x32: return bcd(tm.tm_year / 100 + 19);	/* century */
+	case CMOS_REG_A: return CMOS_A_DIVIDER;
+	case CMOS_REG_B: return CMOS_B_24H;
+	case CMOS_REG_D: return CMOS_D_VALID;
+	}
+	return 0;
+}
+
+/* Report the first access to each absent port or page; count all. */
+static void absent(struct vcpu *v, int is_mmio, uint64_t addr, int is_write, unsigned int size)
+{
+	struct pc_io_seen *seen = &v->vm->io_seen;
+	unsigned int i, n;
+
+	__atomic_fetch_add(&seen->ignored, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&v->vm->io_lock);
+	n = is_mmio ? seen->nr_mmio : seen->nr_ports;
+	for (i = 0; i < n; i++)
+		if (is_mmio ? seen->mmio_pages[i] == (addr & ~0xfffULL) : seen->ports[i] == addr)
+			break;
+	if (i < n || n == PC_IO_MAX_REPORTED) {
+		pthread_mutex_unlock(&v->vm->io_lock);
+		return;
+	}
+	if (is_mmio)
+		seen->mmio_pages[seen->nr_mmio++] = addr & ~0xfffULL;
+	else
+		seen->ports[seen->nr_ports++] = addr;
+	pthread_mutex_unlock(&v->vm->io_lock);
+	report("io_ignored", "\"vcpu\":%u,\"%s\":\"%#llx\",\"direction\":\"%s\",\"size\":%u,"
+	       "\"reason\":\"no device there: reads all ones, writes dropped\"", v->id,
+	       is_mmio ? "gpa" : "port", (unsigned long long)addr, is_write ? "out" : "in", size);
+}
+
+/* One byte of a port access; returns -1 for a reset request. */
+static int port_byte(struct vcpu *v, uint16_t port, int is_write, uint8_t *b, unsigned int size)
+{
+	struct vm *vm = v->vm;
+
+	if (port >= UART_COM1_BASE && port < UART_COM1_BASE + UART_NR_REGS) {
+		uart_io(&vm->uart, port - UART_COM1_BASE, is_write, b);
+		return 0;
+	}
+	switch (port) {
+	case PORT_POST:
+		return 0;
+	case PORT_CMOS_INDEX:
+		if (is_write)
+			vm->cmos_index = *b;
+		else
+			*b = vm->cmos_index;
+		return 0;
+	case PORT_CMOS_DATA:
+		if (!is_write)
+			*b = cmos_read(vm->cmos_index);
+		return 0;
+	case PORT_KBD_STATUS:
+		if (is_write && *b == KBD_CMD_PULSE_RESET) {
+			report("guest_reset", "\"vcpu\":%u,\"reason\":\"keyboard controller reset "
+			       "(%#x to port %#x)\"", v->id, KBD_CMD_PULSE_RESET, PORT_KBD_STATUS);
+			return -1;
+		}
+		/* no controller: status 0, "input buffer empty", so kb_wait() ends at once */
+		if (!is_write)
+			*b = 0;
+		return 0;
+	case PORT_KBD_DATA:
+		if (!is_write)
+			*b = 0;
+		return 0;
+	}
+	if (!is_write)
+		*b = 0xff;
+	absent(v, 0, port, is_write, size);
+	return 0;
+}
+
+int pc_io_port(struct vcpu *v)
+{
+	struct kvm_run *run = v->run;
+	uint8_t *data = (uint8_t *)run + run->io.data_offset;
+	int is_write = run->io.direction == KVM_EXIT_IO_OUT;
+	unsigned int i, j;
+
+	/* a wider access is as many byte accesses; "rep ins/outs": count of them */
+	for (i = 0; i < run->io.count; i++)
+		for (j = 0; j < run->io.size; j++)
+			if (port_byte(v, run->io.port + j, is_write,
+				      &data[i * run->io.size + j], run->io.size))
+				return -1;
+	return 0;
+}
+
+void pc_io_mmio(struct vcpu *v)
+{
+	struct kvm_run *run = v->run;
+	unsigned int len = run->mmio.len > 8 ? 8 : run->mmio.len;
+
+	if (!run->mmio.is_write)
+		memset(run->mmio.data, 0xff, len);
+	absent(v, 1, run->mmio.phys_addr, run->mmio.is_write, len);
+}
