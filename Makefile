@@ -116,14 +116,17 @@ FUZZ_BUILD := $(BUILD)/fuzz
 FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 FUZZ_SECONDS := 60
-FUZZERS := fuzz-elf-load fuzz-ucall
+FUZZERS := fuzz-elf-load fuzz-ucall fuzz-bzimage
 
 $(BUILD)/fuzz-elf-load: $(OBJ)/tests/fuzz/fuzz_elf_load.o $(OBJ)/vmm/elf_load.o $(OBJ)/vmm/memslot.o
 	$(CC) $(SAN_FLAGS) -fsanitize=fuzzer -o $@ $^
 
 $(BUILD)/fuzz-ucall: $(OBJ)/tests/fuzz/fuzz_ucall.o $(OBJ)/vmm/ucall_decode.o \
-		$(OBJ)/vmm/memslot.o $(OBJ)/vmm/report.o
+		$(OBJ)/vmm/memslot.o $(OBJ)/vmm/report.o $(OBJ)/lib/clock.o
 	$(CC) $(SAN_FLAGS) -fsanitize=fuzzer -pthread -o $@ $^
+
+$(BUILD)/fuzz-bzimage: $(OBJ)/tests/fuzz/fuzz_bzimage.o $(OBJ)/vmm/bzimage.o
+	$(CC) $(SAN_FLAGS) -fsanitize=fuzzer -o $@ $^
 
 fuzz-build:
 	$(MAKE) BUILD=$(FUZZ_BUILD) CC=clang SAN_FLAGS="$(FUZZ_FLAGS)" $(FUZZERS:%=$(FUZZ_BUILD)/%)

@@ -8,10 +8,10 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 build=$1 secs=$2
 failed=0
-"$here/tests/fuzz/seeds.sh" "$build/seeds" "$here/build/guest.elf" || exit 2
+"$here/tests/fuzz/seeds.sh" "$build/seeds" "$here/build/guest.elf" "$here/build/bzImage" || exit 2
 mkdir -p "$build/crashes"
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-for target in elf-load ucall; do
+for target in elf-load ucall bzimage; do
 	mkdir -p "$build/corpus/$target"
 	echo "== fuzz-$target for ${secs}s (log: $build/fuzz-$target.log)"
 	"$build/fuzz-$target" -max_total_time="$secs" -timeout=10 -print_final_stats=1 \

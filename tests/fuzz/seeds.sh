@@ -2,10 +2,15 @@
 # make fuzz's seed corpus, written at build time: the real guest image and a
 # few cut from it for the ELF loader, and one ucall of every command for the
 # ucall decoder (input: the 4-byte GPA, then guest RAM; see fuzz_ucall.c).
-# Usage: tests/fuzz/seeds.sh OUTDIR GUEST.elf
+# The bzImage parser starts from the real kernel's first 64 KiB, when built.
+# Usage: tests/fuzz/seeds.sh OUTDIR GUEST.elf [BZIMAGE]
 set -euo pipefail
-out=$1 guest=$2
-mkdir -p "$out/elf-load" "$out/ucall"
+out=$1 guest=$2 bzimage=${3:-}
+mkdir -p "$out/elf-load" "$out/ucall" "$out/bzimage"
+if [ -f "$bzimage" ]; then
+	head -c 65536 "$bzimage" >"$out/bzimage/head"
+	head -c 1024 "$bzimage" >"$out/bzimage/setup-only"
+fi
 cp "$guest" "$out/elf-load/guest.elf"
 head -c 64 "$guest" >"$out/elf-load/header-only"
 head -c 4096 "$guest" >"$out/elf-load/first-page"

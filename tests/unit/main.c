@@ -16,6 +16,8 @@ int main(void)
 {
 	run("memslot translation", test_memslot);
 	run("MCE encoding", test_mce_encode);
+	run("MCE encoding, AMD vCPUs", test_mce_encode_amd);
+	run("Linux guest boot: bzImage, e820, MP table, CPUID, UART", test_linux_boot);
 	run("poisoned-page list", test_poison_list);
 	run("guest ELF loader", test_elf_load);
 	run("SIGBUS event to machine check", test_mce_event);

@@ -30,9 +30,11 @@ void test_options(void)
 		"--guest-read-unwritten", "--guest-repeat-pass", "--guest-ucall-at-retired",
 		"--mce-lsb MODE", "--on-unrecoverable A", "--memmap FILE", "--poison-gpa GPA",
 		"--poison-pass N", "--poison-method M", "--poison-vmm-heap", "--check", "--help",
+		"--kernel BZIMAGE", "--initrd FILE", "--append CMDLINE", "--console FILE",
+		"--mce-vendor V",
 	};
 	struct vmm_options o;
-	char usage[4096];
+	char usage[8192];
 	unsigned int i;
 	FILE *f = fmemopen(usage, sizeof(usage), "w");
 
@@ -91,4 +93,29 @@ void test_options(void)
 	CHECK_EQ(parse(&o, (const char *const[]){ "--passes", "4294967296", "g.elf", NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ "--poison-pass", "", "g.elf", NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ "--vcpus", "+2", "g.elf", NULL }), -1);
+
+	/* the two kinds of guest, and what depends on the kind */
+	{
+		static const char *const elf[] = { "g.elf", NULL };
+		static const char *const lx[] = { "--kernel", "bz", "--initrd", "i", NULL };
+		static const char *const both[] = { "--kernel", "bz", "g.elf", NULL };
+		static const char *const initrd_alone[] = { "--initrd", "i", "g.elf", NULL };
+		static const char *const lx_hook[] = { "--kernel", "bz", "--poison-gpa", "0x500000",
+						       NULL };
+		static const char *const lx_extent[] = { "--kernel", "bz", "--mce-lsb", "extent",
+							 "--mce-vendor", "intel", NULL };
+
+		CHECK_EQ(parse(&o, elf), 0);
+		CHECK(o.mem_size == 16ULL << 20 && o.mce_page_lsb == 0 && !o.kernel_path,
+		      "bare-metal defaults");
+		CHECK_EQ(parse(&o, lx), 0);
+		CHECK(o.mem_size == 128ULL << 20 && o.mce_page_lsb == 1 && !o.image_path &&
+		      !strcmp(o.append, "console=ttyS0") && o.mce_vendor == -1,
+		      "Linux defaults: 128 MiB, 4 KiB-granular MISC, a console");
+		CHECK_EQ(parse(&o, both), -1);
+		CHECK_EQ(parse(&o, initrd_alone), -1);
+		CHECK_EQ(parse(&o, lx_hook), -1);
+		CHECK_EQ(parse(&o, lx_extent), 0);
+		CHECK(o.mce_page_lsb == 0 && o.mce_vendor == 0, "explicit choices win");
+	}
 }
