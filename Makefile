@@ -34,7 +34,8 @@ SAN_FLAGS :=
 VMM_STATIC := -static
 HOST_CFLAGS := $(CFLAGS) -Ilib -MMD -MP $(SAN_FLAGS)
 
-all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/unit-tests $(BUILD)/madvise_sigbus \
+all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/inner-initramfs.cpio.gz \
+	$(BUILD)/unit-tests $(BUILD)/madvise_sigbus \
 	$(BUILD)/page_states $(BUILD)/hwpoison-guest $(BUILD)/corrupt_va_probe
 
 $(BUILD):
@@ -73,6 +74,16 @@ $(BUILD)/corrupt_va_probe: tests/integration/corrupt_va_probe.c tests/integratio
 $(BUILD)/page_states: tests/integration/page_states.c | $(BUILD)
 	$(CC) $(CFLAGS) -static -o $@ $<
 
+# The Linux guest's workload and initramfs (guest-linux/): hwlab-vmm boots
+# them with the project's own bzImage inside the outer VM.
+$(BUILD)/inner/poison_target: guest-linux/poison_target.c | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -static -o $@ $<
+
+$(BUILD)/inner-initramfs.cpio.gz: $(BUILD)/inner/poison_target guest-linux/init \
+		guest-linux/mkinitramfs.sh
+	guest-linux/mkinitramfs.sh $@ $(BUILD)/inner/poison_target
+
 $(BUILD)/guest.elf: guest/entry.S guest/guest.c guest/guest.ld include/hwlab_abi.h \
 		include/x86_mce.h | $(BUILD)
 	$(CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ guest/entry.S guest/guest.c
@@ -86,11 +97,14 @@ $(BUILD)/bzImage:
 	kernel/build.sh $(BUILD)
 
 # asan-build is a sub-make, always asked: it rebuilds nothing when nothing changed.
+# The Linux guest is the project's own kernel: the outer initramfs carries
+# bzImage and the guest's initramfs as /hwlab/data/.
 $(BUILD)/initramfs.cpio.gz: $(OUTER_BINS) $(BUILD)/guest.elf $(SCENARIOS) outer-qemu/init \
-		outer-qemu/mkinitramfs.sh tests/lib/check.sh asan-build
+		outer-qemu/mkinitramfs.sh tests/lib/check.sh asan-build $(BUILD)/bzImage \
+		$(BUILD)/inner-initramfs.cpio.gz
 	rm -rf $(BUILD)/outer-bin && mkdir -p $(BUILD)/outer-bin/data
 	cp $(OUTER_BINS) $(BUILD)/outer-bin/
-	cp $(BUILD)/guest.elf $(BUILD)/outer-bin/data/
+	cp $(BUILD)/guest.elf $(BUILD)/bzImage $(BUILD)/inner-initramfs.cpio.gz $(BUILD)/outer-bin/data/
 	outer-qemu/mkinitramfs.sh $@ $(BUILD)/outer-bin tests/integration/scenarios $(ASAN_BUILD)/hwlab-vmm
 
 initramfs: $(BUILD)/initramfs.cpio.gz

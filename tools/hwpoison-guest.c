@@ -249,13 +249,15 @@ static uint64_t poison(pid_t pid, const struct memmap *m, uint64_t gpa, unsigned
 	uint64_t hva = gpa_to_hva(m, gpa, pid) & ~(PAGE - 1);
 	/* also for --corrupt-va: the kernel would poison a zero page just as well */
 	uint64_t pfn = hva_to_pfn(pid, hva, gpa, wait_s);
-	uint64_t t = monotonic_ns();
+	uint64_t t;
 	char err[300];
 	int r;
 
 	if (!use_corrupt_va)
 		recheck_pfn(pid, hva, gpa, pfn);
 	check_same_process(pid);
+	/* t_ns: just before the write, the start of every latency measured from it */
+	t = monotonic_ns();
 	if (use_corrupt_va)
 		r = hwpoison_corrupt_va(debugfs, pid, hva, err, sizeof(err));
 	else
@@ -263,7 +265,8 @@ static uint64_t poison(pid_t pid, const struct memmap *m, uint64_t gpa, unsigned
 	if (r)
 		die("%s", err);
 	printf("{\"event\":\"poison\",\"pid\":%d,\"gpa\":\"%#" PRIx64 "\",\"hva\":\"%#" PRIx64
-	       "\",\"pfn\":\"%#" PRIx64 "\"}\n", pid, (uint64_t)(gpa & ~(PAGE - 1)), hva, pfn);
+	       "\",\"pfn\":\"%#" PRIx64 "\",\"t_ns\":%" PRIu64 "}\n", pid,
+	       (uint64_t)(gpa & ~(PAGE - 1)), hva, pfn, t);
 	fflush(stdout);
 	return t;
 }

@@ -176,6 +176,7 @@ static int setup_linux(struct vm *vm, const struct vmm_options *opt)
 		}
 	}
 	uart_init(&vm->uart, fd, uart_irq, vm);
+	vm->uart.stamp = opt->console_stamp;
 	return 0;
 }
 

@@ -121,6 +121,8 @@ static const struct option_desc options[] = {
 		       "\"console=ttyS0\")", append),
 	OPT_STRING_ROW("console", "FILE", "the Linux guest's serial console (COM1), appended\n"
 		       "to FILE (default: stdout)", console_path),
+	OPT_FLAG_ROW("console-stamp", "start every console line with \"[t_ns=N] \", its\n"
+		     "CLOCK_MONOTONIC time (the clock of the report lines)", console_stamp),
 	OPT_CALL_ROW("mem", "MIB", "guest RAM (default 16, Linux 128; at least 8)", set_mem),
 	OPT_UINT_ROW("slots", "N", "split RAM into N memslots (default 1)", nr_slots, MAX_MEMSLOTS),
 	OPT_CHOICE_ROW("backing", "KIND", "anon | thp | hugetlb (default anon)", backing, backings),
@@ -244,7 +246,7 @@ static int validate(const struct vmm_options *o)
 			       "hwpoison-guest");
 			return -1;
 		}
-	} else if (o->initrd_path || o->append || o->console_path) {
+	} else if (o->initrd_path || o->append || o->console_path || o->console_stamp) {
 		pr_err("--initrd, --append and --console are for a Linux guest: give --kernel");
 		return -1;
 	}

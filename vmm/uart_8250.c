@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "uart_8250.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "clock.h"
 
 /* Register offsets and bits (Linux include/uapi/linux/serial_reg.h). */
 #define REG_RX_TX	0	/* RBR / THR; DLL with LCR.DLAB */
@@ -66,20 +69,36 @@ static void update_irq(struct uart_8250 *u)
 	}
 }
 
-static void write_out(struct uart_8250 *u)
+static void write_all(int fd, const char *p, unsigned int left)
 {
-	const char *p = u->line;
-	unsigned int left = u->line_len;
-
 	/* best effort: a console that cannot be written must not stop the guest */
 	while (left) {
-		ssize_t n = write(u->out_fd, p, left);
+		ssize_t n = write(fd, p, left);
 
 		if (n <= 0)
 			break;
 		p += n;
 		left -= n;
 	}
+}
+
+/*
+ * A line at a time, so that console and report lines never interleave
+ * mid-line on a shared stdout. With stamp, each line starts with the time
+ * its last byte left the guest, on the clock the VMM's reports and the
+ * tools use: the one measure of when a guest said something.
+ */
+static void write_out(struct uart_8250 *u)
+{
+	char prefix[40];
+
+	if (u->stamp) {
+		int n = snprintf(prefix, sizeof(prefix), "[t_ns=%llu] ",
+				 (unsigned long long)monotonic_ns());
+
+		write_all(u->out_fd, prefix, n);
+	}
+	write_all(u->out_fd, u->line, u->line_len);
 	u->line_len = 0;
 }
 

@@ -30,6 +30,7 @@ struct uart_8250 {
 	void (*set_irq)(void *ctx, int level);
 	void *ctx;
 	int out_fd;			/* console output, a line at a time */
+	int stamp;			/* prefix each line with its CLOCK_MONOTONIC time */
 	char line[UART_LINE_MAX];
 	unsigned int line_len;
 	unsigned long bytes_out;

@@ -86,3 +86,49 @@ wait_for() {
 		n=$((n + 1))
 	done
 }
+
+# --- the Linux guest (guest-linux/): the project's bzImage booted by hwlab-vmm
+LINUX_KERNEL=/hwlab/data/bzImage
+LINUX_INITRD=/hwlab/data/inner-initramfs.cpio.gz
+# The guest's TSC runs at the outer VM's rate; calibrating it on the PIT
+# fails under nested TCG, so tell it, as outer-qemu/boot.sh tells the outer one.
+linux_append() {
+	mhz=$(awk -F: '/^cpu MHz/ { printf "%d", $2; exit }' /proc/cpuinfo)
+	echo "console=ttyS0 loglevel=4 panic=-1 tsc=reliable${mhz:+ tsc_early_khz=$((mhz * 1000))} $*"
+}
+# wait_console CONSOLE PATTERN [N] : until N (default 1) console lines match
+# the grep pattern; bounded by the VMM's life and 120 s, not a delay
+wait_console() {
+	wc_con=$1 wc_pat=$2 wc_want=${3:-1} wc_n=0
+	while [ "$(grep -c -- "$wc_pat" "$wc_con")" -lt "$wc_want" ] &&
+		kill -0 "$vmm_pid" 2>/dev/null && [ $wc_n -lt 1200 ]; do
+		sleep 0.1
+		wc_n=$((wc_n + 1))
+	done
+	[ "$(grep -c -- "$wc_pat" "$wc_con")" -ge "$wc_want" ]
+}
+# start_linux LOG CONSOLE "GUEST ARGS" VMM_ARGS... : boot the Linux guest in
+# the background (sets vmm_pid) and wait for its target's INNER-READY
+start_linux() {
+	sl_log=$1 sl_con=$2 sl_app=$3
+	shift 3
+	: >"$sl_con"
+	timeout -s KILL "${VMM_TIMEOUT:-180}" "${VMM:-hwlab-vmm}" --kernel "$LINUX_KERNEL" \
+		--initrd "$LINUX_INITRD" --console "$sl_con" --console-stamp \
+		--append "$(linux_append "$sl_app")" "$@" >"$sl_log" 2>"$sl_log.err" &
+	vmm_pid=$!
+	wait_console "$sl_con" 'INNER-READY tag=target'
+	echo "  start_linux: pid $vmm_pid, guest ready: $(grep -c . "$sl_con") console lines"
+}
+# page_field CONSOLE IDX FIELD : FIELD (va, pfn, gpa) of the newest target's page IDX
+page_field() {
+	sed -n "s/.*INNER-PAGE tag=target pid=[0-9]* idx=$2 .*$3=\(0x[0-9a-f]*\).*/\1/p" "$1" |
+		tail -n 1
+}
+# stamp_of LINE : the t_ns= the VMM put before a console line
+stamp_of() { sed -n 's/^\[t_ns=\([0-9]*\)\].*/\1/p'; }
+# show_console CONSOLE : what the guest said about itself and its memory
+show_console() {
+	grep -E 'INNER-|Memory failure|mce:|Machine check|panic|BUG|WARNING|Oops' "$1" |
+		sed 's/^/  con: /'
+}
