@@ -109,7 +109,8 @@ static void transmit(struct uart_8250 *u, uint8_t c)
 		/* loopback: what is sent is received */
 		if (u->rx_len < UART_RX_FIFO)
 			u->rx[(u->rx_head + u->rx_len++) % UART_RX_FIFO] = c;
-	} else {
+	} else if (c != '\r') {
+		/* the tty's CR before LF: the console is a file of lines */
 		u->line[u->line_len++] = c;
 		if (c == '\n' || u->line_len == UART_LINE_MAX)
 			write_out(u);
