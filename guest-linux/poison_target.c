@@ -37,7 +37,7 @@
 static const char *tag = "target";
 static uint8_t *pages;
 static unsigned long nr_pages = 8;
-static int recover;
+static int recover, thp;
 static sigjmp_buf recover_point;
 static volatile sig_atomic_t bad_idx = -1;
 
@@ -183,10 +183,34 @@ static void replace_page(int pagemap, unsigned long idx)
 	report_page(pagemap, idx);
 }
 
+#define THP_SIZE	(2UL << 20)
+
+/*
+ * --thp: the pages in 2 MiB-aligned transparent huge pages, so that each
+ * 2 MiB of guest-physical memory holds this process's pages and nothing
+ * else (on hugetlb guest RAM: exactly one host huge page).
+ */
+static uint8_t *map_thp(void)
+{
+	size_t len = nr_pages * PAGE;
+	uint8_t *p = mmap(NULL, len + THP_SIZE, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *aligned;
+
+	if (p == MAP_FAILED)
+		return p;
+	aligned = (uint8_t *)(((uintptr_t)p + THP_SIZE - 1) & ~(THP_SIZE - 1));
+	if (madvise(aligned, len, MADV_HUGEPAGE)) {
+		perror("poison_target: madvise(MADV_HUGEPAGE)");
+		exit(1);
+	}
+	return aligned;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: poison_target [--pages N] [--early] [--on-sigbus exit|recover] "
-		"[--interval-ms MS] [--tag NAME]\n");
+		"[--interval-ms MS] [--tag NAME] [--thp]\n");
 	exit(2);
 }
 
@@ -196,7 +220,7 @@ int main(int argc, char **argv)
 		{ "pages", required_argument, NULL, 'p' }, { "early", no_argument, NULL, 'e' },
 		{ "on-sigbus", required_argument, NULL, 's' },
 		{ "interval-ms", required_argument, NULL, 'i' },
-		{ "tag", required_argument, NULL, 't' }, { 0 },
+		{ "tag", required_argument, NULL, 't' }, { "thp", no_argument, NULL, 'h' }, { 0 },
 	};
 	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO | SA_NODEFER };
 	/* static: they live across the siglongjmp() back from the handler */
@@ -230,6 +254,9 @@ int main(int argc, char **argv)
 		case 't':
 			tag = optarg;
 			break;
+		case 'h':
+			thp = 1;
+			break;
 		default:
 			usage();
 		}
@@ -245,8 +272,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	pages = mmap(NULL, nr_pages * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		     -1, 0);
+	if (thp)
+		pages = map_thp();
+	else
+		pages = mmap(NULL, nr_pages * PAGE, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (pagemap < 0 || pages == MAP_FAILED) {
 		perror("poison_target: /proc/self/pagemap or mmap");
 		return 1;

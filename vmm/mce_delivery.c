@@ -9,6 +9,8 @@
 #include <time.h>
 
 #include "clock.h"
+#include "hwlab_abi.h"
+#include "report.h"
 #include "mce.h"
 #include "vm.h"
 
@@ -78,6 +80,42 @@ static int mark_notified(struct vm *vm, const struct gpa_extent *ext)
 	return add_to_list(vm, &vm->poison.notified, ext);
 }
 
+/*
+ * After an injection for one 4 KiB page of a larger lost extent: remember
+ * the extent, so that its other pages are told too (mce_spread).
+ */
+static void spread_add(struct vm *vm, const struct pending_mce *p)
+{
+	unsigned int i;
+	int known = 0;
+
+	if (!(vm->mce_style & MCE_STYLE_PAGE_LSB) || p->ext.len <= GUEST_PAGE_SIZE)
+		return;
+	pthread_mutex_lock(&vm->poison.lock);
+	for (i = 0; i < MAX_SPREADS; i++)
+		known |= vm->poison.spread[i].end && vm->poison.spread[i].gpa == p->ext.gpa;
+	for (i = 0; i < MAX_SPREADS && !known; i++)
+		if (!vm->poison.spread[i].end) {
+			vm->poison.spread[i] = (struct mce_spread) {
+				.gpa = p->ext.gpa, .end = p->ext.gpa + p->ext.len,
+				.next = p->ext.gpa, .t_start = monotonic_ns(),
+			};
+			__atomic_fetch_add(&vm->poison.spreads_active, 1, __ATOMIC_RELEASE);
+			report("poison_spread", "\"gpa\":\"%#llx\",\"pages\":%llu,"
+			       "\"status\":\"telling\",\"reason\":\"the host lost the whole extent; "
+			       "the guest takes 4 KiB machine checks: one AO per page\"",
+			       (unsigned long long)p->ext.gpa,
+			       (unsigned long long)(p->ext.len / GUEST_PAGE_SIZE));
+			break;
+		}
+	pthread_mutex_unlock(&vm->poison.lock);
+	if (!known && i == MAX_SPREADS)
+		report("poison_spread", "\"gpa\":\"%#llx\",\"pages\":%llu,\"status\":\"dropped\","
+		       "\"reason\":\"more than %d huge pages being told at once\"",
+		       (unsigned long long)p->ext.gpa,
+		       (unsigned long long)(p->ext.len / GUEST_PAGE_SIZE), MAX_SPREADS);
+}
+
 /* The one way a delivery ends the run: report why, fail this vCPU, stop the VM. */
 static int stop_vcpu(struct vcpu *v, const struct pending_mce *p, const char *action,
 		     const char *reason, int reset)
@@ -98,6 +136,17 @@ static int deliver(struct vcpu *v, struct pending_mce *p)
 	enum mce_guest_state state = mce_guest_state(v);
 	const char *why = mce_guest_state_reason(state);
 	int ao = p->ev.code == BUS_MCEERR_AO;
+	/*
+	 * What this machine check tells the guest: the extent, or with 4 KiB
+	 * granularity (Linux) only the page it names; the rest of a huge
+	 * extent is told page by page afterwards (spread_add).
+	 */
+	struct gpa_extent told = p->ext;
+
+	if ((v->vm->mce_style & MCE_STYLE_PAGE_LSB) && told.len > GUEST_PAGE_SIZE) {
+		told.gpa = p->mce.addr;
+		told.len = GUEST_PAGE_SIZE;
+	}
 
 	if (ao && state == MCE_GUEST_IN_MCE)
 		return DELIVER_DEFERRED;	/* one machine check at a time */
@@ -108,13 +157,13 @@ static int deliver(struct vcpu *v, struct pending_mce *p)
 	if (ao && state == MCE_GUEST_READY && !(p->mce.status & MCI_STATUS_UC) &&
 	    mce_bank_busy(v, p->mce.bank))
 		return DELIVER_DEFERRED;
-	if (ao && state == MCE_GUEST_READY && mark_notified(v->vm, &p->ext) == 0) {
+	if (ao && state == MCE_GUEST_READY && mark_notified(v->vm, &told) == 0) {
 		mce_event_report(v->id, p, "ignore",
 				 "guest already got a machine check for this page");
 		return 0;
 	}
 	if (!ao)
-		mark_notified(v->vm, &p->ext);
+		mark_notified(v->vm, &told);
 
 	if (ao && state == MCE_GUEST_NO_MCE) {
 		/* Nothing consumed the poison yet: keep it isolated, tell no one. */
@@ -136,6 +185,86 @@ static int deliver(struct vcpu *v, struct pending_mce *p)
 	v->mce.last_injected_gpa = p->mce.addr;
 	__atomic_fetch_add(&v->vm->poison.injected, 1, __ATOMIC_RELAXED);
 	mce_event_report(v->id, p, "inject", NULL);
+	spread_add(v->vm, p);
+	return 0;
+}
+
+/*
+ * The next untold page of a lost extent, as an AO for this vCPU, when the
+ * guest can take one now; 0 if there is none to tell now.
+ */
+static int spread_take(struct vcpu *v, struct pending_mce *p)
+{
+	struct vm *vm = v->vm;
+	unsigned int i;
+	int found = 0;
+
+	pthread_mutex_lock(&vm->poison.lock);
+	for (i = 0; i < MAX_SPREADS && !found; i++) {
+		struct mce_spread *sp = &vm->poison.spread[i];
+
+		while (sp->end && sp->next < sp->end && !found) {
+			uint64_t page = sp->next;
+
+			sp->next += GUEST_PAGE_SIZE;
+			/* a page the guest heard of already (the AR that began it) */
+			if (poison_list_add(&vm->poison.notified, page, GUEST_PAGE_SIZE) == 0)
+				continue;
+			sp->told++;
+			found = 1;
+			*p = (struct pending_mce) {
+				.ev = { .code = BUS_MCEERR_AO, .lsb = 12, .t_ns = monotonic_ns() },
+				.ext = { .slot = memslot_find_gpa(&vm->mem, page), .gpa = page,
+					 .len = GUEST_PAGE_SIZE },
+				.lsb = 12,
+			};
+		}
+		if (sp->end && sp->next >= sp->end) {
+			report("poison_spread", "\"gpa\":\"%#llx\",\"pages\":%llu,\"told\":%lu,"
+			       "\"status\":\"done\",\"duration_ns\":%llu",
+			       (unsigned long long)sp->gpa,
+			       (unsigned long long)((sp->end - sp->gpa) / GUEST_PAGE_SIZE), sp->told,
+			       (unsigned long long)(monotonic_ns() - sp->t_start));
+			sp->end = 0;
+			__atomic_fetch_sub(&vm->poison.spreads_active, 1, __ATOMIC_RELEASE);
+		}
+	}
+	pthread_mutex_unlock(&vm->poison.lock);
+	if (found) {
+		const struct memslot *s = p->ext.slot;
+
+		p->ev.addr = (uintptr_t)s->hva + (p->ext.gpa - s->gpa);
+		if (vm->mce_style & MCE_STYLE_AMD)
+			mce_encode_amd(MCE_AO, p->ext.gpa, &p->mce);
+		else
+			mce_encode(MCE_AO, p->ext.gpa, &p->mce);
+	}
+	return found;
+}
+
+/*
+ * Tell the guest one more page of a lost extent, if it can take one now
+ * (no machine check in progress, the deferred-error bank read). One per
+ * exit: the guest needs its poll or its #MC handler between two.
+ */
+static int deliver_spread(struct vcpu *v)
+{
+	struct pending_mce p;
+	enum mce_guest_state state;
+
+	if (!__atomic_load_n(&v->vm->poison.spreads_active, __ATOMIC_ACQUIRE))
+		return 0;
+	state = mce_guest_state(v);
+	if (state != MCE_GUEST_READY)
+		return 0;
+	if ((v->vm->mce_style & MCE_STYLE_AMD) && mce_bank_busy(v, HWLAB_MCE_BANK_DEFERRED))
+		return 0;
+	if (!spread_take(v, &p))
+		return 0;
+	if (mce_inject(v, &p.mce))
+		return stop_vcpu(v, &p, "fatal", "KVM_X86_SET_MCE failed for a page of a lost "
+				 "huge page", 0);
+	__atomic_fetch_add(&v->vm->poison.injected, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -206,7 +335,9 @@ int mce_delivery_run_pending(struct vcpu *v)
 {
 	if (v->sig.ar_pending && deliver_action_required(v))
 		return -1;
-	return deliver_queued(v);
+	if (deliver_queued(v))
+		return -1;
+	return deliver_spread(v);
 }
 
 enum queue_result { QUEUED, QUEUE_FULL, VCPU_CLOSED };
@@ -295,7 +426,9 @@ int mce_delivery_kick(struct vcpu *v, int only_if_queued)
 	int kicked = 0;
 
 	pthread_mutex_lock(&v->mce.lock);
-	if (v->mce.started && !v->mce.closed && (!only_if_queued || v->mce.len)) {
+	if (v->mce.started && !v->mce.closed &&
+	    (!only_if_queued || v->mce.len ||
+	     __atomic_load_n(&v->vm->poison.spreads_active, __ATOMIC_ACQUIRE))) {
 		pthread_kill(v->thread, SIG_VCPU_KICK);
 		kicked = 1;
 	}

@@ -21,6 +21,21 @@
 struct vm;
 struct vcpu;
 
+/*
+ * A huge host page lost under a guest that takes only 4 KiB-granular
+ * machine checks (Linux): the VMM tells it every other 4 KiB page of the
+ * extent, one action-optional error at a time, so that the guest isolates
+ * them before it touches them (a touch from its kernel would be fatal).
+ */
+#define MAX_SPREADS		8
+
+struct mce_spread {
+	uint64_t gpa, end;		/* the lost extent */
+	uint64_t next;			/* the next page to tell */
+	unsigned long told;
+	uint64_t t_start;
+};
+
 /* Per VM. */
 struct vm_poison {
 	pthread_mutex_t lock;		/* guards both lists */
@@ -29,6 +44,8 @@ struct vm_poison {
 	unsigned long injected;
 	unsigned long not_delivered;	/* AOs no vCPU took (reported each) */
 	unsigned long ao_handled;	/* AOs the monitor has dealt with, any outcome */
+	struct mce_spread spread[MAX_SPREADS];	/* under lock; end == 0: free */
+	unsigned int spreads_active;	/* read without the lock to skip the work */
 	pthread_cond_t ao_handled_cond;
 };
 
