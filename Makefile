@@ -4,6 +4,7 @@
 #   make test   host unit tests + outer-VM integration scenarios
 #   make test-loaded  the same beside a CPU hog on every core
 #   make soak N=1000  N poison events in one run: latency median/p99/max
+#   make linux-latency  the Linux guest: boot time, LINUX_EVENTS (20) events' latency
 #   make demo   boot the outer VM and tell the recovery story
 #   make asan   unit tests and VMM runs under ASan+UBSan (build/asan); part of make test
 #   make fuzz   libFuzzer on the ELF loader and the ucall decoder, FUZZ_SECONDS each
@@ -168,6 +169,15 @@ soak: all kernel initramfs
 	grep -a '^HWLAB-CHECK \|^HWLAB-MEASURE soak' $(BUILD)/logs/soak-$(N).log; \
 	! grep -aq '^HWLAB-CHECK FAIL' $(BUILD)/logs/soak-$(N).log && [ $$rc -eq 0 ]
 
+# The Linux guest's boot time and LINUX_EVENTS late-kill events (median, p99).
+LINUX_EVENTS ?= 20
+linux-latency: all kernel initramfs
+	@mkdir -p $(BUILD)/logs
+	HWLAB_APPEND="hwlab.linux_events=$(LINUX_EVENTS)" outer-qemu/boot.sh linux_latency \
+		$(BUILD)/logs/linux-latency-$(LINUX_EVENTS).log 600; rc=$$?; \
+	grep -a '^HWLAB-CHECK \|^HWLAB-MEASURE' $(BUILD)/logs/linux-latency-$(LINUX_EVENTS).log; \
+	! grep -aq '^HWLAB-CHECK FAIL' $(BUILD)/logs/linux-latency-$(LINUX_EVENTS).log && [ $$rc -eq 0 ]
+
 demo: all kernel initramfs
 	tests/demo.sh
 
@@ -177,4 +187,4 @@ deps:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all kernel initramfs unit asan-build asan fuzz-build fuzz test test-loaded soak demo deps clean
+.PHONY: linux-latency all kernel initramfs unit asan-build asan fuzz-build fuzz test test-loaded soak demo deps clean

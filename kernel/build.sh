@@ -118,7 +118,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	die "${#missing[@]} required kernel option(s) not set after olddefconfig"
 fi
 
-step "4/5 compiling bzImage with $jobs job(s) (cold: about 4 minutes on 2 cores; with ccache warm, about 90 s)"
+step "4/5 compiling bzImage with $jobs job(s) (cold: about 8 minutes on 2 cores; with ccache warm, about 2 minutes)"
 ccache_cc=()
 if command -v ccache >/dev/null 2>&1; then
 	export CCACHE_DIR=$cache/ccache CCACHE_BASEDIR=$tree CCACHE_NOHASHDIR=1

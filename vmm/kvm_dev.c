@@ -10,6 +10,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "cpuid.h"
 #include "kvm_ioctl.h"
 #include "log.h"
 #include "report.h"
@@ -85,6 +86,8 @@ struct kvm_cpuid2 *kvm_dev_supported_cpuid(int kvm_fd)
 int kvm_dev_check(void)
 {
 	uint64_t mce_cap = 0;
+	struct kvm_cpuid2 *cpuid;
+	struct kvm_cpuid_entry2 *ras;
 	int kvm = kvm_dev_open(), vm, banks;
 
 	if (kvm < 0)
@@ -95,9 +98,17 @@ int kvm_dev_check(void)
 	banks = kvm_ioctl(kvm, KVM_CHECK_EXTENSION, KVM_CAP_MCE);
 	if (banks < 0 || kvm_ioctl(kvm, KVM_X86_GET_MCE_CAP_SUPPORTED, &mce_cap) < 0)
 		return 1;
+	cpuid = kvm_dev_supported_cpuid(kvm);
+	if (!cpuid)
+		return 1;
+	/* KVM's own answer, before the VMM adds SUCCOR for an AMD guest (cpuid.c) */
+	ras = cpuid_find(cpuid, 0x80000007, 0);
 	report("check", "\"api_version\":%d,\"create_vm\":true,\"cap_mce_banks\":%d,"
-	       "\"mce_cap_supported\":\"%#llx\"", KVM_API_VERSION, banks,
-	       (unsigned long long)mce_cap);
+	       "\"mce_cap_supported\":\"%#llx\",\"vendor\":\"%s\","
+	       "\"supported_cpuid_8000_0007_ebx\":\"%#x\"", KVM_API_VERSION, banks,
+	       (unsigned long long)mce_cap, cpuid_vendor_name(cpuid_vendor(cpuid)),
+	       ras ? ras->ebx : 0);
+	free(cpuid);
 	close(vm);
 	close(kvm);
 	return 0;

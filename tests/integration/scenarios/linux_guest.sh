@@ -6,6 +6,10 @@
 # gpa_pfn GPA : the pfn as the inner kernel prints it ("0x19d6")
 gpa_pfn() { printf '%#x' $(($1 >> 12)); }
 
+# kernel patch 0004: KVM itself reports the MCA recovery bits; hwlab-vmm
+# adds them for an AMD guest either way (as QEMU does), so ask KVM directly
+expect cpuid-0004 0 '"supported_cpuid_8000_0007_ebx":"0x3"' hwlab-vmm --check
+
 # --- 1. late kill: the vCPU consumes the poison (AR) ----------------------
 echo 0 >/proc/sys/vm/memory_failure_early_kill
 start_linux late.log late.con "hwlab_inner.pages=8"
