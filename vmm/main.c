@@ -161,6 +161,55 @@ static void uart_irq(void *ctx, int level)
 	irqchip_set_line(ctx, UART_COM1_IRQ, level);
 }
 
+/*
+ * The console's input: bytes go into the UART's receive FIFO as fast as the
+ * guest takes them (a full FIFO waits a millisecond), until end of file.
+ */
+static void *console_input(void *arg)
+{
+	struct vm *vm = arg;
+	uint8_t buf[256];
+	ssize_t n;
+
+	while ((n = read(vm->console_in_fd, buf, sizeof(buf))) != 0) {
+		unsigned int done = 0;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			pr_errno("reading the console input");
+			break;
+		}
+		while (done < n && !vm->stop) {
+			unsigned int took = uart_receive(&vm->uart, buf + done, n - done);
+
+			done += took;
+			if (!took)
+				usleep(1000);
+		}
+	}
+	return NULL;
+}
+
+static int start_console_input(struct vm *vm, const char *path)
+{
+	pthread_t t;
+	int e;
+
+	vm->console_in_fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+	if (vm->console_in_fd < 0) {
+		pr_errno("cannot open the console input %s", path);
+		return -1;
+	}
+	e = pthread_create(&t, NULL, console_input, vm);
+	if (e) {
+		pr_err("pthread_create for the console input: %s", strerror(e));
+		return -1;
+	}
+	pthread_detach(t);
+	return 0;
+}
+
 /* A Linux guest's files and console; 0, or -1 after a message. */
 static int setup_linux(struct vm *vm, const struct vmm_options *opt)
 {
@@ -180,6 +229,12 @@ static int setup_linux(struct vm *vm, const struct vmm_options *opt)
 	return 0;
 }
 
+/* After the VM exists: the UART's interrupt line goes to KVM. */
+static int start_linux_console(struct vm *vm, const struct vmm_options *opt)
+{
+	return opt->console_in ? start_console_input(vm, opt->console_in) : 0;
+}
+
 /* The VM up to its first KVM_RUN: 0, or -1 after a message. */
 static int setup(struct vm *vm, struct vmm_options *opt, int *ao_fd)
 {
@@ -195,7 +250,7 @@ static int setup(struct vm *vm, struct vmm_options *opt, int *ao_fd)
 		if (vcpu_create(vm, i))
 			return -1;
 	/* the PICs', I/O APIC's and PIT's power-on state, for a reboot */
-	if (vm->kind == GUEST_KIND_LINUX && irqchip_save_vm(vm))
+	if (vm->kind == GUEST_KIND_LINUX && (irqchip_save_vm(vm) || start_linux_console(vm, opt)))
 		return -1;
 	*ao_fd = sigbus_install(&vm->mem);
 	if (*ao_fd < 0) {

@@ -121,6 +121,8 @@ static const struct option_desc options[] = {
 		       "\"console=ttyS0\")", append),
 	OPT_STRING_ROW("console", "FILE", "the Linux guest's serial console (COM1), appended\n"
 		       "to FILE (default: stdout)", console_path),
+	OPT_STRING_ROW("console-in", "FILE", "what the Linux guest reads on COM1: a file, a FIFO,\n"
+		       "or - for stdin (default: nothing)", console_in),
 	OPT_FLAG_ROW("console-stamp", "start every console line with \"[t_ns=N] \", its\n"
 		     "CLOCK_MONOTONIC time (the clock of the report lines)", console_stamp),
 	OPT_CALL_ROW("mem", "MIB", "guest RAM (default 16, Linux 128; at least 8)", set_mem),
@@ -246,7 +248,8 @@ static int validate(const struct vmm_options *o)
 			       "hwpoison-guest");
 			return -1;
 		}
-	} else if (o->initrd_path || o->append || o->console_path || o->console_stamp) {
+	} else if (o->initrd_path || o->append || o->console_path || o->console_stamp ||
+		   o->console_in) {
 		pr_err("--initrd, --append and --console are for a Linux guest: give --kernel");
 		return -1;
 	}

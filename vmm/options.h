@@ -24,6 +24,7 @@ struct vmm_options {
 	const char *append;		/* the Linux command line */
 	const char *console_path;	/* the UART's output; NULL: stdout */
 	int console_stamp;		/* t_ns= before every console line */
+	const char *console_in;		/* the UART's input: a file, a FIFO, or "-" (stdin) */
 	int mce_vendor;			/* -1 auto (the CPUID's), or enum cpu_vendor */
 	uint64_t mem_size;		/* bytes */
 	unsigned int nr_slots;

@@ -68,6 +68,7 @@ struct vm {
 	/* Linux guests: the PC devices (pc_io.c) and interrupt hardware (irqchip.c) */
 	struct uart_8250 uart;
 	uint8_t cmos_index;
+	int console_in_fd;		/* --console-in, read by its own thread */
 	pthread_mutex_t io_lock;	/* guards io_seen */
 	struct pc_io_seen io_seen;
 	struct kvm_irqchip chips_at_power_on[IRQCHIP_NR_CHIPS];

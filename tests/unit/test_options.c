@@ -31,7 +31,7 @@ void test_options(void)
 		"--mce-lsb MODE", "--on-unrecoverable A", "--memmap FILE", "--poison-gpa GPA",
 		"--poison-pass N", "--poison-method M", "--poison-vmm-heap", "--check", "--help",
 		"--kernel BZIMAGE", "--initrd FILE", "--append CMDLINE", "--console FILE",
-		"--mce-vendor V", "--console-stamp",
+		"--mce-vendor V", "--console-stamp", "--console-in FILE",
 	};
 	struct vmm_options o;
 	char usage[8192];

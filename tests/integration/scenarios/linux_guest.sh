@@ -12,7 +12,15 @@ expect cpuid-0004 0 '"supported_cpuid_8000_0007_ebx":"0x3"' hwlab-vmm --check
 
 # --- 1. late kill: the vCPU consumes the poison (AR) ----------------------
 echo 0 >/proc/sys/vm/memory_failure_early_kill
-start_linux late.log late.con "hwlab_inner.pages=8"
+# the console's input too: a line into the FIFO comes back as INNER-ECHO
+mkfifo console.in
+sleep 600 >console.in &
+holder=$!
+start_linux late.log late.con "hwlab_inner.pages=8" --console-in console.in
+echo "hello from the outer VM" >console.in
+wait_console late.con 'INNER-ECHO hello from the outer VM'
+check late-console-in "a line sent to the guest's COM1 came back from its shell" \
+	grep -q 'INNER-ECHO hello from the outer VM' late.con
 va=$(page_field late.con 2 va)
 gpa=$(page_field late.con 2 gpa)
 pfn=$(gpa_pfn "$gpa")
@@ -40,6 +48,7 @@ check late-no-corrupt "no page read back wrong" sh -c '! grep -q INNER-CORRUPT l
 check late-no-panic "no oops, panic or warning in the guest" \
 	sh -c '! grep -qE "Kernel panic|Oops|BUG:|WARNING:.*mce|Fatal" late.con'
 expect_count late-stopped 1 late.log '"event":"vmm_exit"' '"status":"stopped"'
+kill $holder 2>/dev/null
 
 # --- 2. early kill: the outer kernel tells the VMM first (AO) --------------
 # An AMD deferred error goes into its bank without a #MC; the guest's MCE
