@@ -92,7 +92,7 @@ static int guest_fail(const struct vcpu *v, const char *fmt, ...)
 
 /*
  * A Linux guest reboots (keyboard controller reset, or a triple fault, its
- * last resort): a reset, as many times as --max-resets allows.
+ * last resort): a reset, up to max_resets (3) times.
  */
 static int guest_reboot(struct vcpu *v, const char *why)
 {
