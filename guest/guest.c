@@ -230,6 +230,16 @@ static void machine_check(struct exc_frame *f)
 		last_mci = st;
 		if (!(st & MCI_STATUS_UC))
 			goto clear;	/* corrected: nothing to retire */
+		/*
+		 * EN clear: this bank did not signal the #MC. It is how an MCA
+		 * broadcast looks on the CPUs that did not see the error (QEMU's
+		 * VAL|UC in bank 1, which Linux's severity table calls "Not
+		 * enabled"): nothing to retire, but the VMM hears that it came.
+		 */
+		if (!(st & MCI_STATUS_EN)) {
+			ucall(UCALL_MC_BROADCAST, NULL, st, mcg, b, 0, 0);
+			goto clear;
+		}
 		if ((st & MCI_STATUS_PCC) || !(st & MCI_STATUS_ADDRV) || !(st & MCI_STATUS_MISCV))
 			MC_FAIL("machine check without a usable address", st);
 		addr = rdmsr(MSR_IA32_MCx_ADDR(b));

@@ -63,6 +63,8 @@ enum hwlab_ucall_cmd {
 	UCALL_DONE,		/* args: passes, pages_checked, pages_retired, errors */
 	UCALL_FAIL,		/* msg "file:line: why"; args: vector, rip, mcg_status,
 				 * mci_status */
+	UCALL_MC_BROADCAST,	/* another vCPU's machine check reached this one:
+				 * args: mci_status, mcg_status, bank */
 };
 
 #define UCALL_MSG_LEN		96

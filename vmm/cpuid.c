@@ -55,6 +55,19 @@ struct kvm_cpuid_entry2 *cpuid_find(struct kvm_cpuid2 *c, unsigned int function,
 	return NULL;
 }
 
+int cpuid_mca_broadcast(const struct kvm_cpuid2 *c)
+{
+	const struct kvm_cpuid_entry2 *leaf1 = cpuid_find((struct kvm_cpuid2 *)c, 1, 0);
+	unsigned int family, model;
+
+	if (!leaf1)
+		return 0;
+	/* as QEMU's cpu_x86_version(): the base family, the extended model */
+	family = (leaf1->eax >> 8) & 0xf;
+	model = ((leaf1->eax >> 12) & 0xf0) | ((leaf1->eax >> 4) & 0xf);
+	return (family == 6 && model >= 14) || family > 6;
+}
+
 int cpuid_set_mca_recovery(struct kvm_cpuid2 *c)
 {
 	struct kvm_cpuid_entry2 *max = cpuid_find(c, 0x80000000, 0);

@@ -30,6 +30,13 @@ struct kvm_cpuid_entry2 *cpuid_find(struct kvm_cpuid2 *c, unsigned int function,
  */
 int cpuid_set_mca_recovery(struct kvm_cpuid2 *c);
 /*
+ * Whether a CPU with this leaf 1 signals a machine check on every CPU (MCA
+ * broadcast): QEMU's cpu_x86_support_mca_broadcast(), family 6 from model
+ * 14 (Core) on, and any later family. Vendor-blind, as QEMU's is: the
+ * caller decides for which encodings it applies. Pure.
+ */
+int cpuid_mca_broadcast(const struct kvm_cpuid2 *c);
+/*
  * A copy of c for vCPU id: its initial APIC id in leaf 1 EBX[31:24] and
  * the x2APIC id of leaves 0xb/0x1f (the MP table names it by this id).
  * Caller frees; NULL if out of memory.

@@ -70,17 +70,36 @@ const char *mce_guest_state_reason(enum mce_guest_state state)
 	return "cannot read the guest's CR4/MCG_STATUS (KVM_GET_SREGS/KVM_GET_MSRS failed)";
 }
 
-int mce_bank_busy(const struct vcpu *v, unsigned int bank)
+unsigned int mce_free_banks(const struct vcpu *v, unsigned int mask)
 {
 	struct {
 		struct kvm_msrs hdr;
-		struct kvm_msr_entry entry;
-	} msrs = { .hdr.nmsrs = 1, .entry.index = MSR_IA32_MCx_STATUS(bank) };
+		struct kvm_msr_entry e[HWLAB_MCE_BANKS];
+	} msrs = { .hdr.nmsrs = 0 };
+	unsigned int bank, i, free_mask = 0;
 
-	/* unreadable counts as busy: deferring is safe, overwriting is not */
-	if (vcpu_get_msrs(v->fd, v->id, &msrs.hdr))
-		return 1;
-	return !!(msrs.entry.data & MCI_STATUS_VAL);
+	for (bank = 0; bank < HWLAB_MCE_BANKS; bank++)
+		if (mask & (1u << bank))
+			msrs.e[msrs.hdr.nmsrs++].index = MSR_IA32_MCx_STATUS(bank);
+	if (!msrs.hdr.nmsrs || vcpu_get_msrs(v->fd, v->id, &msrs.hdr))
+		return 0;
+	for (i = 0; i < msrs.hdr.nmsrs; i++)
+		if (!(msrs.e[i].data & MCI_STATUS_VAL))
+			free_mask |= 1u << ((msrs.e[i].index - MSR_IA32_MCx_STATUS(0)) / 4);
+	return free_mask;
+}
+
+int mce_pick_deferred_bank(unsigned int free_mask)
+{
+	int bank;
+
+	free_mask &= HWLAB_MCE_DEFERRED_BANKS;
+	if (free_mask & (1u << HWLAB_MCE_BANK_DEFERRED))
+		return HWLAB_MCE_BANK_DEFERRED;
+	for (bank = HWLAB_MCE_BANK_DEFERRED - 1; bank >= 0; bank--)
+		if (free_mask & (1u << bank))
+			return bank;
+	return -1;
 }
 
 int mce_inject(const struct vcpu *v, const struct kvm_x86_mce *mce)
@@ -92,13 +111,12 @@ int mce_reset_vcpu(const struct vcpu *v)
 {
 	struct {
 		struct kvm_msrs hdr;
-		struct kvm_msr_entry e[3];
-	} msrs = {
-		.hdr.nmsrs = 3,
-		.e = { { .index = MSR_IA32_MCG_STATUS },
-		       { .index = MSR_IA32_MCx_STATUS(HWLAB_MCE_BANK) },
-		       { .index = MSR_IA32_MCx_STATUS(HWLAB_MCE_BANK_DEFERRED) } },
-	};
+		struct kvm_msr_entry e[1 + HWLAB_MCE_BANKS];
+	} msrs = { .hdr.nmsrs = 1, .e[0].index = MSR_IA32_MCG_STATUS };
+	unsigned int bank;
 
+	/* deferred errors may wait in any bank but the AR one: clear them all */
+	for (bank = 0; bank < HWLAB_MCE_BANKS; bank++)
+		msrs.e[msrs.hdr.nmsrs++].index = MSR_IA32_MCx_STATUS(bank);
 	return vcpu_set_msrs(v->fd, v->id, &msrs.hdr);
 }

@@ -19,6 +19,18 @@
  * first error would be lost).
  */
 #define HWLAB_MCE_BANK_DEFERRED	8
+/*
+ * Every bank but the AR one may hold a deferred error, bank 8 first: the
+ * guest's poll reads them all at once, so a lost huge page (511 deferred
+ * errors) is told nine pages a poll, not one.
+ */
+#define HWLAB_MCE_DEFERRED_BANKS	((1u << HWLAB_MCE_BANK) - 1)
+/*
+ * An MCA broadcast as the CPUs that did not see the error find it, QEMU's
+ * value (cpu_x86_inject_mce, MCE_INJECT_BROADCAST): VAL|UC in bank 1, with
+ * no EN (this bank did not signal it) and no address, MCIP|RIPV.
+ */
+#define HWLAB_MCE_BANK_BROADCAST	1
 /* MCi_MISC: address mode 2 (physical), recoverable address LSB 12. */
 #define HWLAB_MCI_MISC		((MCI_MISC_ADDR_PHYS << 6) | 12)
 
@@ -32,6 +44,7 @@ enum mce_kind {
 /* Which encoding a guest gets: its CPU vendor's (mce_event_prepare's style). */
 #define MCE_STYLE_PAGE_LSB	(1 << 0)	/* LSB 12 at the si_addr page, for Linux */
 #define MCE_STYLE_AMD		(1 << 1)	/* AMD's encodings, not Intel's */
+#define MCE_STYLE_BROADCAST	(1 << 2)	/* an #MC reaches every vCPU (Intel) */
 
 /* Fill a struct kvm_x86_mce for a memory error at gpa, Intel's way. Pure. */
 void mce_encode(enum mce_kind kind, uint64_t gpa, struct kvm_x86_mce *out);
@@ -44,6 +57,9 @@ void mce_encode(enum mce_kind kind, uint64_t gpa, struct kvm_x86_mce *out);
  * which AMD's severity code does not read. Pure.
  */
 void mce_encode_amd(enum mce_kind kind, uint64_t gpa, struct kvm_x86_mce *out);
+
+/* What the other vCPUs get when one takes an #MC with MCA broadcast. Pure. */
+void mce_encode_broadcast(struct kvm_x86_mce *out);
 
 /*
  * Check what KVM supports and give the vCPU HWLAB_MCG_CAP. Returns 0, or -1
@@ -63,11 +79,17 @@ enum mce_guest_state mce_guest_state(const struct vcpu *v);
 /* Why a state other than MCE_GUEST_READY keeps the machine check out. */
 const char *mce_guest_state_reason(enum mce_guest_state state);
 
-/* Whether bank holds an error the guest has not read and cleared yet. */
-int mce_bank_busy(const struct vcpu *v, unsigned int bank);
+/*
+ * The banks of mask that hold no error the guest has not read and cleared
+ * yet, as a mask: one KVM_GET_MSRS. Unreadable counts as full (0): waiting
+ * is safe, overwriting is not.
+ */
+unsigned int mce_free_banks(const struct vcpu *v, unsigned int mask);
+/* The bank a deferred error goes to from a mask of free ones; -1 if none. Pure. */
+int mce_pick_deferred_bank(unsigned int free_mask);
 /* KVM_X86_SET_MCE; -1 with errno (and a message) if KVM refuses. */
 int mce_inject(const struct vcpu *v, const struct kvm_x86_mce *mce);
-/* A reset vCPU starts with no machine check in progress and banks 8 and 9 empty. */
+/* A reset vCPU starts with no machine check in progress and every bank empty. */
 int mce_reset_vcpu(const struct vcpu *v);
 
 #endif

@@ -42,6 +42,7 @@ void mce_delivery_reset_vcpu(struct vcpu *v)
 	v->mce.ar_repeats = 0;
 	v->mce.last_ar_addr = 0;
 	v->mce.last_injected_gpa = 0;
+	v->mce.broadcasts = 0;
 	pthread_mutex_unlock(&v->mce.lock);
 }
 
@@ -80,6 +81,17 @@ static int mark_notified(struct vm *vm, const struct gpa_extent *ext)
 	return add_to_list(vm, &vm->poison.notified, ext);
 }
 
+/* Whether the guest heard of every page of ext. Under poison.lock. */
+static int all_notified(struct vm *vm, const struct gpa_extent *ext)
+{
+	uint64_t page;
+
+	for (page = ext->gpa; page < ext->gpa + ext->len; page += GUEST_PAGE_SIZE)
+		if (!poison_list_contains(&vm->poison.notified, page))
+			return 0;
+	return 1;
+}
+
 /*
  * After an injection for one 4 KiB page of a larger lost extent: remember
  * the extent, so that its other pages are told too (mce_spread).
@@ -99,6 +111,12 @@ static void spread_add(struct vm *vm, const struct pending_mce *p)
 	pthread_mutex_lock(&vm->poison.lock);
 	for (i = 0; i < MAX_SPREADS; i++)
 		known |= vm->poison.spread[i].end && vm->poison.spread[i].gpa == p->ext.gpa;
+	/*
+	 * Or told already, by an earlier spread: an AR for a page the guest has
+	 * not yet taken from its bank comes after the spread ended.
+	 */
+	if (!known)
+		known = all_notified(vm, &p->ext);
 	for (i = 0; i < MAX_SPREADS && !known; i++)
 		if (!vm->poison.spread[i].end) {
 			vm->poison.spread[i] = (struct mce_spread) {
@@ -119,6 +137,71 @@ static void spread_add(struct vm *vm, const struct pending_mce *p)
 		       "\"reason\":\"more than %d huge pages being told at once\"",
 		       (unsigned long long)p->ext.gpa,
 		       (unsigned long long)(p->ext.len / GUEST_PAGE_SIZE), MAX_SPREADS);
+}
+
+/*
+ * MCA broadcast: an #MC that v takes reaches every other vCPU too, as bank
+ * 1 VAL|UC without EN. A Linux guest's handler on the first CPU waits for
+ * all of them (mce_start()) and panics when they do not come.
+ */
+static void broadcast_mce(struct vcpu *v)
+{
+	struct vm *vm = v->vm;
+	unsigned int i;
+
+	if (!(vm->mce_style & MCE_STYLE_BROADCAST))
+		return;
+	for (i = 0; i < vm->opt->nr_vcpus; i++) {
+		struct vcpu *o = &vm->vcpus[i];
+
+		if (o == v)
+			continue;
+		pthread_mutex_lock(&o->mce.lock);
+		if (!o->mce.closed) {
+			o->mce.broadcasts++;
+			o->mce.broadcast_origin = v->id;
+			if (o->mce.started)
+				pthread_kill(o->thread, SIG_VCPU_KICK);
+		}
+		pthread_mutex_unlock(&o->mce.lock);
+	}
+}
+
+/* Another vCPU's #MC, passed on; several that came since one exit are one. */
+static int deliver_broadcast(struct vcpu *v)
+{
+	struct kvm_x86_mce mce;
+	enum mce_guest_state state;
+	unsigned int n, origin;
+
+	pthread_mutex_lock(&v->mce.lock);
+	n = v->mce.broadcasts;
+	origin = v->mce.broadcast_origin;
+	v->mce.broadcasts = 0;
+	pthread_mutex_unlock(&v->mce.lock);
+	if (!n)
+		return 0;
+	mce_encode_broadcast(&mce);
+	state = mce_guest_state(v);
+	if (state != MCE_GUEST_READY) {
+		/* already in an #MC (its own, which has it in the rendezvous), or none */
+		report("mce_broadcast", "\"vcpu\":%u,\"origin_vcpu\":%u,\"count\":%u,"
+		       "\"action\":\"ignore\",\"reason\":\"%s\"", v->id, origin, n,
+		       mce_guest_state_reason(state));
+		return 0;
+	}
+	if (mce_inject(v, &mce)) {
+		report("mce_broadcast", "\"vcpu\":%u,\"origin_vcpu\":%u,\"count\":%u,"
+		       "\"action\":\"fatal\",\"reason\":\"KVM_X86_SET_MCE: %s\"", v->id, origin, n,
+		       strerror(errno));
+		v->state = VCPU_FAILED;
+		vm_stop(v->vm, 0);
+		return -1;
+	}
+	report("mce_broadcast", "\"vcpu\":%u,\"origin_vcpu\":%u,\"count\":%u,\"action\":\"inject\","
+	       "\"bank\":%u,\"mci_status\":\"%#llx\",\"mcg_status\":\"%#llx\"", v->id, origin, n,
+	       mce.bank, (unsigned long long)mce.status, (unsigned long long)mce.mcg_status);
+	return 0;
 }
 
 /* The one way a delivery ends the run: report why, fail this vCPU, stop the VM. */
@@ -158,10 +241,15 @@ static int deliver(struct vcpu *v, struct pending_mce *p)
 	/*
 	 * An AMD deferred error only sits in its bank until the guest's poll
 	 * reads and clears it; writing another over it would lose the first.
+	 * It waits for a free bank.
 	 */
-	if (ao && state == MCE_GUEST_READY && !(p->mce.status & MCI_STATUS_UC) &&
-	    mce_bank_busy(v, p->mce.bank))
-		return DELIVER_DEFERRED;
+	if (ao && state == MCE_GUEST_READY && !(p->mce.status & MCI_STATUS_UC)) {
+		int bank = mce_pick_deferred_bank(mce_free_banks(v, HWLAB_MCE_DEFERRED_BANKS));
+
+		if (bank < 0)
+			return DELIVER_DEFERRED;
+		p->mce.bank = bank;
+	}
 	if (ao && state == MCE_GUEST_READY && mark_notified(v->vm, &told) == 0) {
 		mce_event_report(v->id, p, "ignore",
 				 "guest already got a machine check for this page");
@@ -190,6 +278,8 @@ static int deliver(struct vcpu *v, struct pending_mce *p)
 	v->mce.last_injected_gpa = p->mce.addr;
 	__atomic_fetch_add(&v->vm->poison.injected, 1, __ATOMIC_RELAXED);
 	mce_event_report(v->id, p, "inject", NULL);
+	if (p->mce.status & MCI_STATUS_UC)
+		broadcast_mce(v);
 	spread_add(v->vm, p);
 	return 0;
 }
@@ -248,28 +338,36 @@ static int spread_take(struct vcpu *v, struct pending_mce *p)
 }
 
 /*
- * Tell the guest one more page of a lost extent, if it can take one now
- * (no machine check in progress, the deferred-error bank read). One per
- * exit: the guest needs its poll or its #MC handler between two.
+ * Tell the guest more pages of a lost extent, if it can take them now: with
+ * Intel's encoding one #MC per exit (no machine check in progress), with
+ * AMD's a deferred error in every bank the guest's poll has emptied.
  */
 static int deliver_spread(struct vcpu *v)
 {
 	struct pending_mce p;
-	enum mce_guest_state state;
+	unsigned int free_mask = 1;
+	int amd = v->vm->mce_style & MCE_STYLE_AMD;
 
 	if (!__atomic_load_n(&v->vm->poison.spreads_active, __ATOMIC_ACQUIRE))
 		return 0;
-	state = mce_guest_state(v);
-	if (state != MCE_GUEST_READY)
+	if (mce_guest_state(v) != MCE_GUEST_READY)
 		return 0;
-	if ((v->vm->mce_style & MCE_STYLE_AMD) && mce_bank_busy(v, HWLAB_MCE_BANK_DEFERRED))
-		return 0;
-	if (!spread_take(v, &p))
-		return 0;
-	if (mce_inject(v, &p.mce))
-		return stop_vcpu(v, &p, "fatal", "KVM_X86_SET_MCE failed for a page of a lost "
-				 "huge page", 0);
-	__atomic_fetch_add(&v->vm->poison.injected, 1, __ATOMIC_RELAXED);
+	if (amd)
+		free_mask = mce_free_banks(v, HWLAB_MCE_DEFERRED_BANKS);
+	while (free_mask && spread_take(v, &p)) {
+		if (amd) {
+			p.mce.bank = mce_pick_deferred_bank(free_mask);
+			free_mask &= ~(1u << p.mce.bank);
+		} else {
+			free_mask = 0;
+		}
+		if (mce_inject(v, &p.mce))
+			return stop_vcpu(v, &p, "fatal", "KVM_X86_SET_MCE failed for a page of a lost "
+					 "huge page", 0);
+		__atomic_fetch_add(&v->vm->poison.injected, 1, __ATOMIC_RELAXED);
+		if (p.mce.status & MCI_STATUS_UC)
+			broadcast_mce(v);
+	}
 	return 0;
 }
 
@@ -338,7 +436,14 @@ static int deliver_queued(struct vcpu *v)
 
 int mce_delivery_run_pending(struct vcpu *v)
 {
+	/*
+	 * Its own AR first: a broadcast injected before it would leave MCIP
+	 * set, and the AR would find the guest busy. A broadcast that finds
+	 * this vCPU in its own #MC has it in the rendezvous already.
+	 */
 	if (v->sig.ar_pending && deliver_action_required(v))
+		return -1;
+	if (deliver_broadcast(v))
 		return -1;
 	if (deliver_queued(v))
 		return -1;

@@ -59,6 +59,8 @@ struct vcpu_mce {
 	uint64_t last_injected_gpa;	/* for the guest's "matches_injection" */
 	uintptr_t last_ar_addr;		/* repeat-AR guard */
 	unsigned int ar_repeats;
+	unsigned int broadcasts;	/* other vCPUs' #MCs not yet passed on */
+	unsigned int broadcast_origin;	/* the vCPU of the last of them */
 };
 
 void mce_delivery_init_vm(struct vm *vm);

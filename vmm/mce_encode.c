@@ -43,3 +43,11 @@ void mce_encode_amd(enum mce_kind kind, uint64_t gpa, struct kvm_x86_mce *out)
 	out->addr = gpa;
 	out->misc = HWLAB_MCI_MISC;
 }
+
+void mce_encode_broadcast(struct kvm_x86_mce *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->bank = HWLAB_MCE_BANK_BROADCAST;
+	out->status = MCI_STATUS_VAL | MCI_STATUS_UC;
+	out->mcg_status = MCG_STATUS_MCIP | MCG_STATUS_RIPV;
+}

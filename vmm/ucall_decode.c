@@ -87,6 +87,10 @@ int ucall_decode(const struct memslot_table *t, const uint8_t io_data[4],
 			    "\"vcpu\":%u,\"reason\":\"%s\",\"vector\":%llu,\"rip\":\"%#llx\","
 			    "\"mcg_status\":\"%#llx\",\"mci_status\":\"%#llx\"",
 			    ctx->vcpu, msg, a[0], a[1], a[2], a[3]);
+	case UCALL_MC_BROADCAST:
+		return line(out, "guest_mc_broadcast",
+			    "\"vcpu\":%u,\"boot\":%u,\"mci_status\":\"%#llx\",\"mcg_status\":\"%#llx\","
+			    "\"bank\":%llu", ctx->vcpu, ctx->boot, a[0], a[1], a[2]);
 	}
 	line(out, "guest_fail", "\"vcpu\":%u,\"reason\":\"unknown ucall %llu\"", ctx->vcpu,
 	     (unsigned long long)uc->cmd);

@@ -30,6 +30,13 @@ static int choose_mce_style(struct vm *vm)
 		enc = vm->kind == GUEST_KIND_LINUX ? vm->vendor : CPU_VENDOR_INTEL;
 	vm->mce_style = (opt->mce_page_lsb ? MCE_STYLE_PAGE_LSB : 0) |
 			(enc == CPU_VENDOR_AMD ? MCE_STYLE_AMD : 0);
+	/*
+	 * Intel's #MC goes to every CPU on the models QEMU broadcasts on, and
+	 * a Linux guest's handler waits for all of them (mce_start()); AMD's
+	 * is local, as QEMU's AMD support keeps it.
+	 */
+	if (enc != CPU_VENDOR_AMD && cpuid_mca_broadcast(vm->cpuid))
+		vm->mce_style |= MCE_STYLE_BROADCAST;
 	if ((vm->mce_style & MCE_STYLE_AMD) && cpuid_set_mca_recovery(vm->cpuid)) {
 		pr_err("KVM_GET_SUPPORTED_CPUID has no leaf 0x80000007: cannot give the guest "
 		       "SUCCOR, without which AMD machine checks are fatal to it");

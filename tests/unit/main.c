@@ -17,6 +17,8 @@ int main(void)
 	run("memslot translation", test_memslot);
 	run("MCE encoding", test_mce_encode);
 	run("MCE encoding, AMD vCPUs", test_mce_encode_amd);
+	run("AMD deferred-error banks", test_mce_deferred_bank);
+	run("MCA broadcast encoding", test_mce_encode_broadcast);
 	run("Linux guest boot: bzImage, e820, MP table, CPUID, UART", test_linux_boot);
 	run("poisoned-page list", test_poison_list);
 	run("guest ELF loader", test_elf_load);

@@ -141,6 +141,21 @@ static void test_cpuid(void)
 	memcpy(&c->entries[0].edx, "ineI", 4);
 	memcpy(&c->entries[0].ecx, "ntel", 4);
 	CHECK_EQ(cpuid_vendor(c), CPU_VENDOR_INTEL);
+	/* MCA broadcast where QEMU's cpu_x86_support_mca_broadcast() says so */
+	c->entries[1].eax = 0x00000f48;		/* K8 here: family 0xf */
+	CHECK_EQ(cpuid_mca_broadcast(c), 1);
+	c->entries[1].eax = 0x000006d0;		/* family 6 model 13: before Core */
+	CHECK_EQ(cpuid_mca_broadcast(c), 0);
+	c->entries[1].eax = 0x000006e0;		/* family 6 model 14 */
+	CHECK_EQ(cpuid_mca_broadcast(c), 1);
+	c->entries[1].eax = 0x000506f1;		/* family 6 model 0x5f: the extended model counts */
+	CHECK_EQ(cpuid_mca_broadcast(c), 1);
+	c->entries[1].eax = 0x00000f00 - 0x100;	/* family 0xe */
+	CHECK_EQ(cpuid_mca_broadcast(c), 1);
+	c->entries[1].eax = 0x00000543;		/* family 5 */
+	CHECK_EQ(cpuid_mca_broadcast(c), 0);
+	c->nent = 1;	/* no leaf 1: no broadcast */
+	CHECK_EQ(cpuid_mca_broadcast(c), 0);
 	c->nent = 2;	/* no 0x80000007 leaf to set */
 	CHECK_EQ(cpuid_set_mca_recovery(c), -1);
 	free(c);

@@ -52,3 +52,40 @@ void test_mce_encode_amd(void)
 	      "deferred errors have a bank of their own (%u)", m.bank);
 	CHECK_EQ(m.addr, 0x800000);
 }
+
+/* MCA broadcast: what QEMU gives the CPUs that did not see the error. */
+void test_mce_encode_broadcast(void)
+{
+	struct kvm_x86_mce m;
+
+	mce_encode_broadcast(&m);
+	CHECK_EQ(m.bank, 1);
+	CHECK_EQ(m.status, MCI_STATUS_VAL | MCI_STATUS_UC);
+	CHECK_EQ(m.status, 0xa000000000000000ULL);
+	/* no EN: Linux's severity table calls it "Not enabled" and acts on nothing */
+	CHECK_EQ(m.status & (MCI_STATUS_EN | MCI_STATUS_ADDRV | MCI_STATUS_PCC), 0);
+	CHECK_EQ(m.mcg_status, MCG_STATUS_MCIP | MCG_STATUS_RIPV);
+	CHECK_EQ(m.addr, 0);
+	CHECK_EQ(m.misc, 0);
+}
+
+/* Which bank an AMD deferred error waits in: 8 first, never the AR bank. */
+void test_mce_deferred_bank(void)
+{
+	unsigned int bank, every = 0;
+
+	CHECK_EQ(HWLAB_MCE_DEFERRED_BANKS, 0x1ff);
+	CHECK_EQ(HWLAB_MCE_DEFERRED_BANKS & (1u << HWLAB_MCE_BANK), 0);
+	CHECK_EQ(mce_pick_deferred_bank(HWLAB_MCE_DEFERRED_BANKS), HWLAB_MCE_BANK_DEFERRED);
+	CHECK_EQ(mce_pick_deferred_bank(0x0ff), 7);
+	CHECK_EQ(mce_pick_deferred_bank(0x001), 0);
+	CHECK_EQ(mce_pick_deferred_bank(0), -1);
+	/* the AR bank, or banks the guest does not have, are never picked */
+	CHECK_EQ(mce_pick_deferred_bank(1u << HWLAB_MCE_BANK), -1);
+	CHECK_EQ(mce_pick_deferred_bank(~0u << HWLAB_MCE_BANK), -1);
+	/* taking one bank at a time from a full mask gives all nine, once each */
+	for (unsigned int free_mask = ~0u; (bank = mce_pick_deferred_bank(free_mask)) != -1u;
+	     free_mask &= ~(1u << bank))
+		every |= 1u << bank;
+	CHECK_EQ(every, HWLAB_MCE_DEFERRED_BANKS);
+}

@@ -87,6 +87,13 @@ void test_ucall(void)
 	CHECK_LINE(d, "guest_fail", "\"vcpu\":1,\"reason\":\"g.c:7: x\",\"vector\":18,"
 		   "\"rip\":\"0x100abc\",\"mcg_status\":\"0\",\"mci_status\":\"0\"");
 
+	uc = (struct hwlab_ucall){ .cmd = UCALL_MC_BROADCAST,
+				   .args = { 0xa000000000000000ULL, 0x5, 1 } };
+	put(&t, 0x200, &uc);
+	CHECK_EQ(decode_at(&t, 0x200, &d), 0);
+	CHECK_LINE(d, "guest_mc_broadcast", "\"vcpu\":1,\"boot\":2,"
+		   "\"mci_status\":\"0xa000000000000000\",\"mcg_status\":\"0x5\",\"bank\":1");
+
 	uc = (struct hwlab_ucall){ .cmd = 99 };
 	put(&t, 0x200, &uc);
 	CHECK_EQ(decode_at(&t, 0x200, &d), -1);

@@ -106,4 +106,8 @@ check smp-survivor "the other inner process lives through both" \
 	grep -q 'INNER-ALIVE survivor=yes hardware_corrupted_kb=8' smp.con
 check smp-no-panic "no oops or panic in the guest" \
 	sh -c '! grep -qE "Kernel panic|Oops|BUG:|Fatal" smp.con'
+# AMD's #MC is local: QEMU's AMD support does not broadcast it, nor do we
+expect_count smp-no-broadcast 1 smp.log '"event":"vmm_start"' '"mce_encoding":"amd"' \
+	'"mca_broadcast":false'
+expect_count smp-no-broadcast-sent 0 smp.log '"event":"mce_broadcast"'
 finish

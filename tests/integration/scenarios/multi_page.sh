@@ -20,4 +20,23 @@ expect_count done-vcpu0 1 multi.log '"event":"guest_done"' '"vcpu":0' '"pages_re
 expect_count done-vcpu1 1 multi.log '"event":"guest_done"' '"vcpu":1' '"pages_retired":2' \
 	'"checksum_ok":true'
 expect_count vmm-exit 1 multi.log '"event":"vmm_exit"' '"injected":3' '"poisoned_pages":3'
+# MCA broadcast (Intel's encoding on a family-0xf vCPU, as QEMU decides it):
+# each #MC reaches the other vCPU as bank 1 VAL|UC without EN, which the
+# guest recognises as another CPU's and resumes from. One that finds the
+# vCPU in its own #MC (it is in the rendezvous already) or gone is not sent.
+expect_count broadcast-on 1 multi.log '"event":"vmm_start"' '"mce_encoding":"intel"' \
+	'"mca_broadcast":true'
+sent=$(count_lines multi.log '"event":"mce_broadcast"' '"action":"inject"')
+check broadcast-sent "the #MCs were passed on to the other vCPU (got $sent)" test "$sent" -ge 1
+check broadcast-values "bank 1, MCi_STATUS VAL|UC, MCG_STATUS MCIP|RIPV, as QEMU's" \
+	test "$(count_lines multi.log '"event":"mce_broadcast"' '"action":"inject"' '"bank":1' \
+		'"mci_status":"0xa000000000000000"' '"mcg_status":"0x5"')" -eq "$sent"
+expect_count broadcast-seen "$sent" multi.log '"event":"guest_mc_broadcast"' '"bank":1' \
+	'"mci_status":"0xa000000000000000"'
+for v in 0 1; do
+	check broadcast-seen-vcpu$v "vCPU $v's guest saw every broadcast sent to it" test \
+		"$(count_lines multi.log '"event":"mce_broadcast"' '"action":"inject"' "\"vcpu\":$v,")" -eq \
+		"$(count_lines multi.log '"event":"guest_mc_broadcast"' "\"vcpu\":$v,")"
+done
+check broadcast-no-fail "no guest_fail" sh -c "! grep -q '\"event\":\"guest_fail\"' multi.log"
 finish
