@@ -5,7 +5,7 @@
 #   make test-loaded  the same beside a CPU hog on every core
 #   make soak N=1000  N poison events in one run: latency median/p99/max
 #   make linux-latency  the Linux guest: boot time, LINUX_EVENTS (20) events' latency
-#   make demo   boot the outer VM and tell the recovery story
+#   make demo   boot the outer VM and tell the recovery story (bare-metal and Linux guests)
 #   make asan   unit tests and VMM runs under ASan+UBSan (build/asan); part of make test
 #   make fuzz   libFuzzer on the ELF loader and the ucall decoder, FUZZ_SECONDS each
 CC      ?= gcc
@@ -25,7 +25,7 @@ LIB_SRCS := $(wildcard lib/*.c)
 VMM_SRCS := $(filter-out vmm/main.c,$(wildcard vmm/*.c))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/page_states $(BUILD)/hwpoison-guest \
-	$(BUILD)/corrupt_va_probe
+	$(BUILD)/corrupt_va_probe $(BUILD)/thread_stop
 SCENARIOS := $(wildcard tests/integration/scenarios/*.sh)
 OBJ := $(BUILD)/obj
 # Sanitizer flags for compiling and linking; set by the asan and fuzz targets,
@@ -37,7 +37,7 @@ HOST_CFLAGS := $(CFLAGS) -Ilib -MMD -MP $(SAN_FLAGS)
 
 all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/inner-initramfs.cpio.gz \
 	$(BUILD)/unit-tests $(BUILD)/madvise_sigbus \
-	$(BUILD)/page_states $(BUILD)/hwpoison-guest $(BUILD)/corrupt_va_probe
+	$(BUILD)/page_states $(BUILD)/hwpoison-guest $(BUILD)/corrupt_va_probe $(BUILD)/thread_stop
 
 $(BUILD):
 	mkdir -p $@
@@ -68,6 +68,10 @@ $(BUILD)/madvise_sigbus: tests/integration/madvise_sigbus.c tests/integration/me
 	$(CC) $(CFLAGS) -static -o $@ $<
 
 $(BUILD)/corrupt_va_probe: tests/integration/corrupt_va_probe.c tests/integration/meminfo.h | $(BUILD)
+	$(CC) $(CFLAGS) -static -o $@ $<
+
+# Holds a vCPU thread in a ptrace stop: a vCPU that never stops (vmm_basic).
+$(BUILD)/thread_stop: tests/integration/thread_stop.c | $(BUILD)
 	$(CC) $(CFLAGS) -static -o $@ $<
 
 # Puts a page into each state memory_failure() handles and poisons it (in

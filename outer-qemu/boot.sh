@@ -36,12 +36,48 @@ mhz=$(awk -F: '/^cpu MHz/ { printf "%d", $2; exit }' /proc/cpuinfo 2>/dev/null)
 clock_args="tsc=reliable${mhz:+ tsc_early_khz=$((mhz * 1000))}"
 
 mkdir -p "$(dirname "$log")"
+# A monitor, for a VM that goes silent: the outer VM has been seen to stop
+# with both CPUs halted and nothing due to wake them (no console output, no
+# load on the host; linux_guest_edges, once in a few runs). After
+# HWLAB_SILENCE (180) seconds without a console byte, record what its CPUs
+# and local APICs hold (is a timer armed?) in LOG.hang and send an NMI: a
+# VM that waits for a lost interrupt wakes on it and goes on, one that is
+# truly stuck does not. Either way the run says so on stderr.
+monitor=$log.monitor
+rm -f "$monitor" "$log.hang"
+watch_silence() {
+	local size=-1 now quiet=0 nudges=0
+	while sleep 10; do
+		now=$(stat -c %s "$log" 2>/dev/null || echo 0)
+		if [ "$now" != "$size" ]; then
+			size=$now quiet=0
+			continue
+		fi
+		quiet=$((quiet + 10))
+		[ $quiet -ge "${HWLAB_SILENCE:-180}" ] && [ $nudges -lt 3 ] || continue
+		nudges=$((nudges + 1)) quiet=0
+		{
+			echo "=== $(date -u +%FT%TZ): no console output for ${HWLAB_SILENCE:-180}s (nudge $nudges)"
+			python3 "$here/outer-qemu/monitor.py" "$monitor" "info registers -a" \
+				"info lapic 0" "info lapic 1" "nmi"
+		} >>"$log.hang" 2>&1
+		echo "boot: warning: scenario '$scenario': the VM was silent for ${HWLAB_SILENCE:-180}s;" \
+			"CPU and APIC state in $log.hang, NMI sent (nudge $nudges)" >&2
+	done
+}
+watch_silence &
+watcher=$!
 timeout --foreground -k 5 "$limit" "$qemu" -accel tcg -cpu "$cpu" -smp 2 -m 1G \
 	-nographic -no-reboot -nodefaults -serial stdio \
+	-monitor "unix:$monitor,server=on,wait=off" \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 oops=panic $clock_args hwlab.scenario=$scenario ${HWLAB_APPEND:-}" \
 	</dev/null >"$log" 2>&1
 qrc=$?
+kill "$watcher" 2>/dev/null
+wait "$watcher" 2>/dev/null
+rm -f "$monitor"
+[ -s "$log.hang" ] && echo "boot: scenario '$scenario' went silent during the run; see $log.hang" >&2
 tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 
 if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then

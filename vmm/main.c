@@ -20,6 +20,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "guest_ram.h"
 #include "irqchip.h"
 #include "kvm_dev.h"
@@ -78,16 +79,75 @@ static void kick_deferred(struct vm *vm)
 		mce_delivery_kick(&vm->vcpus[i], 1);
 }
 
-/* Until every vCPU has finished: AO events and SIGTERM/SIGINT. */
-static void monitor(struct vm *vm, int ao_fd)
+/*
+ * A vCPU leaves KVM_RUN within microseconds of its kick; one that has not
+ * after this long is stuck (in the kernel, where /proc says), and waiting
+ * on would turn a stop into a hang.
+ */
+#define STOP_GRACE_NS	(10ULL * 1000 * 1000 * 1000)
+
+/* Each vCPU that still runs after the grace time, with where its thread is. */
+static void report_stuck_vcpus(struct vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < vm->opt->nr_vcpus; i++) {
+		struct vcpu *v = &vm->vcpus[i];
+		char path[64], wchan[64] = "?", syscall_nr[32] = "?", state = '?';
+		FILE *f;
+
+		if (__atomic_load_n(&v->state, __ATOMIC_ACQUIRE) != VCPU_RUNNING)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", v->tid);
+		if ((f = fopen(path, "r"))) {
+			if (!fgets(wchan, sizeof(wchan), f))
+				strcpy(wchan, "?");
+			fclose(f);
+		}
+		/* "tid (comm) S ...": the comm is ours (hwlab-vmm), no ')' inside */
+		snprintf(path, sizeof(path), "/proc/self/task/%d/stat", v->tid);
+		if ((f = fopen(path, "r"))) {
+			if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+				state = '?';
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", v->tid);
+		if ((f = fopen(path, "r"))) {
+			if (fscanf(f, "%31s", syscall_nr) != 1)
+				strcpy(syscall_nr, "?");
+			fclose(f);
+		}
+		wchan[strcspn(wchan, "\n\"\\")] = 0;
+		syscall_nr[strcspn(syscall_nr, "\"\\")] = 0;
+		if (state == '"' || state == '\\')
+			state = '?';
+		report("vcpu_stuck", "\"vcpu\":%u,\"tid\":%d,\"in_kvm_run\":%d,\"state\":\"%c\","
+		       "\"wchan\":\"%s\",\"syscall\":\"%s\",\"reason\":\"still running %llu s after the stop\"",
+		       i, v->tid, (int)v->sig.in_kvm_run, state, wchan, syscall_nr,
+		       STOP_GRACE_NS / 1000000000ULL);
+	}
+}
+
+/*
+ * Until every vCPU has finished: AO events and SIGTERM/SIGINT. Returns 0,
+ * or -1 if a vCPU did not stop within STOP_GRACE_NS of the stop.
+ */
+static int monitor(struct vm *vm, int ao_fd)
 {
 	struct pollfd pfd = { .fd = ao_fd, .events = POLLIN };
+	uint64_t stop_seen = 0;
 	char drain[64];
 
 	while (!all_vcpus_finished(vm)) {
 		if (stop_signal && !vm->stop) {
 			report("stop", "\"signal\":%d", (int)stop_signal);
 			vm_stop(vm, 0);
+		}
+		if (vm->stop && !stop_seen) {
+			stop_seen = monotonic_ns();
+		} else if (vm->stop && monotonic_ns() - stop_seen > STOP_GRACE_NS) {
+			report_stuck_vcpus(vm);
+			return -1;
 		}
 		if (poll(&pfd, 1, 20) > 0) {
 			while (read(ao_fd, drain, sizeof(drain)) > 0)
@@ -98,6 +158,7 @@ static void monitor(struct vm *vm, int ao_fd)
 		drain_sigbus_events(vm);
 	}
 	drain_sigbus_events(vm);
+	return 0;
 }
 
 static int start_vcpus(struct vm *vm)
@@ -301,7 +362,13 @@ int main(int argc, char **argv)
 	for (;;) {
 		if (start_vcpus(&vm))
 			return 1;
-		monitor(&vm, ao_fd);
+		if (monitor(&vm, ao_fd)) {
+			/* not joined: exit() ends the stuck threads with the process */
+			guest_ram_unpublish();
+			report("vmm_exit", "\"status\":\"stuck\",\"reason\":\"a vCPU did not stop; "
+			       "see the vcpu_stuck lines\"");
+			return 1;
+		}
 		join_vcpus(&vm);
 		/* what arrived after the monitor's last look: reported, not lost */
 		drain_sigbus_events(&vm);

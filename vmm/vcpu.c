@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "cpuid.h"
 #include "irqchip.h"
@@ -164,6 +166,7 @@ void *vcpu_thread(void *arg)
 	sigset_t unblock;
 
 	sigbus_bind_thread(&v->sig);
+	__atomic_store_n(&v->tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	sigemptyset(&unblock);
 	sigaddset(&unblock, SIGBUS);
 	sigaddset(&unblock, SIG_VCPU_KICK);

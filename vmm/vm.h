@@ -43,6 +43,7 @@ struct vcpu {
 	pthread_t thread;
 	struct sigbus_thread sig;
 	enum vcpu_state state;
+	int tid;			/* its thread's, for a stop that never ends */
 	struct vcpu_mce mce;		/* mce_delivery.c */
 	struct ratelimit log_limit;	/* guest_log lines (ucall.c) */
 	struct kvm_lapic_state lapic_at_power_on;	/* Linux guests (irqchip.c) */

@@ -44,6 +44,32 @@ expect_count kill-bus-no-fatal 0 bus.log '"action":"fatal"'
 expect_count kill-bus-exit 1 bus.log '"event":"vmm_exit"' '"status":"stopped"'
 check kill-bus-rc "VMM exits 0 after SIGTERM (got $vmm_rc)" test "$vmm_rc" -eq 0
 
+# a vCPU that does not stop (here its thread is held in a ptrace stop inside
+# KVM_RUN): SIGTERM ends the VMM within its grace time (10 s), naming the
+# vCPU and where its thread is, instead of a hang that only a kill -9 ends
+start_vmm stuck.log --vcpus 2 --passes 0 $GUEST
+tid=$(ls /proc/$vmm_pid/task | grep -vx "$vmm_pid" | tail -n 1)
+: >stuck.tracer
+thread_stop "$tid" >stuck.tracer 2>&1 &
+tracer=$!
+n=0
+while ! grep -q 'held in ioctl' stuck.tracer && kill -0 $tracer 2>/dev/null && [ $n -lt 300 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+sed 's/^/  /' stuck.tracer
+t0=$(date +%s)
+stop_vmm stuck.log
+secs=$(($(date +%s) - t0))
+kill $tracer 2>/dev/null
+wait $tracer 2>/dev/null
+check stuck-ends "SIGTERM with a stuck vCPU: the VMM exits 1 in ${secs}s (10 s grace, not the 120 s kill)" \
+	test "$vmm_rc" -eq 1 -a "$secs" -lt 60
+expect_count stuck-named 1 stuck.log '"event":"vcpu_stuck"' "\"tid\":$tid," '"state":"t"' \
+	'still running 10 s after the stop'
+expect_count stuck-exit 1 stuck.log '"event":"vmm_exit"' '"status":"stuck"'
+check stuck-unpublished "its memslot table is removed" test ! -e "$(memmap_of $vmm_pid)"
+
 # a guest that logs in a loop: guest_log lines within the rate limit (a
 # burst of 50, then 20/s), and every line printed or counted as suppressed
 t0=$(date +%s)
