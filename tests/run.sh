@@ -125,5 +125,11 @@ for s in "${scenarios[@]}"; do
 	echo "-- $s: $p passed, $f failed, $k skipped, exit $rc, $(( $(date +%s) - t0 ))s"
 done
 
+# the demo's two-level story, from this run's linux_guest log (not an old one)
+if printf '%s\n' "${scenarios[@]}" | grep -qx linux_guest; then
+	echo "== make demo's story of the Linux guest (tests/story.py on build/logs/linux_guest.log)"
+	run_checks demo_story "$here/tests/host/demo_story.sh"
+fi
+
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
