@@ -99,6 +99,9 @@ run_checks bad_environment "$here/tests/host/bad_environment.sh"
 echo "== hwpoison-guest's refusals, against a fake debugfs (host side)"
 run_checks tool_safety "$here/tests/host/tool_safety.sh"
 
+echo "== hwpoison-guest --qmp against the distro's QEMU (TCG, host side, fake debugfs)"
+run_checks qmp_tool "$here/tests/host/qmp_tool.sh"
+
 echo "== docs/design.md's file map"
 run_checks file_map "$here/tests/host/file_map.sh"
 

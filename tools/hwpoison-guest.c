@@ -12,6 +12,10 @@
  * --corrupt-va writes "PID HVA" to hwpoison/corrupt-va instead (kernel patch
  * 0002), which cannot hit a page that changed hands.
  *
+ * --qmp SOCKET: PID is a QEMU, the reference VMM, and its own monitor says
+ * where the GPA is (gpa2hva over the QMP socket); the same page checks and
+ * write follow, so both VMMs are poisoned exactly alike.
+ *
  * It runs as root and poisons whatever PFN it writes, so it trusts nothing
  * it did not check: the table must be the VMM's own (not a symlink, mode
  * 0600, owned by the VMM's uid, its pid header, every slot inside writable
@@ -41,11 +45,13 @@
 #include "log.h"
 #include "memmap.h"
 #include "parse_num.h"
+#include "qmp.h"
 
 #define PAGE 4096ULL
 
 static const char *debugfs = HWLAB_DEBUGFS;
 static int use_corrupt_va;	/* kernel patch 0002: by pid and address, no pagemap */
+static const char *qmp_socket;	/* PID is a QEMU: GPA -> HVA from its monitor */
 
 /* The uid that owns /proc/PID: the process's (effective) uid. */
 static uid_t owner_of(pid_t pid)
@@ -59,9 +65,13 @@ static uid_t owner_of(pid_t pid)
 	return st.st_uid;
 }
 
-/* A memslot table names hwlab-vmm's guest RAM; any other program is a wrong pid. */
+/*
+ * A memslot table names hwlab-vmm's guest RAM, a QMP socket a QEMU's; any
+ * other program is a wrong pid.
+ */
 static void check_is_vmm(pid_t pid)
 {
+	const char *want = qmp_socket ? "qemu-system-x86_64" : "hwlab-vmm";
 	char path[32], exe[PATH_MAX];
 	ssize_t n;
 	const char *base;
@@ -73,8 +83,8 @@ static void check_is_vmm(pid_t pid)
 	exe[n] = 0;
 	base = strrchr(exe, '/');
 	base = base ? base + 1 : exe;
-	if (strcmp(base, "hwlab-vmm"))
-		die("pid %d is not a hwlab-vmm (it runs %s): refusing to poison it", (int)pid, exe);
+	if (strcmp(base, want))
+		die("pid %d is not a %s (it runs %s): refusing to poison it", (int)pid, want, exe);
 }
 
 /*
@@ -182,6 +192,28 @@ static void read_memmap(const char *path, pid_t pid, uid_t vmm_uid, struct memma
 		die("memslot table %s was written by pid %d, not %d: a stale table, refusing it",
 		    path, (int)m->pid, (int)pid);
 	check_slots_mapped(m, path, pid);
+}
+
+/*
+ * QEMU's answer for one page, as a one-slot table, checked like hwlab-vmm's:
+ * the HVA must lie in a writable mapping of that very process.
+ */
+static void read_qmp(pid_t pid, uint64_t gpa, struct memmap *m)
+{
+	char cmd[64], text[512], err[512];
+	uint64_t page = gpa & ~(PAGE - 1), hva;
+
+	snprintf(cmd, sizeof(cmd), "gpa2hva %#" PRIx64, page);
+	if (qmp_hmp(qmp_socket, cmd, text, sizeof(text), err, sizeof(err)))
+		die("%s", err);
+	if (qmp_parse_gpa2hva(text, page, &hva)) {
+		text[strcspn(text, "\r\n")] = 0;
+		die("QEMU pid %d has no RAM at GPA %#" PRIx64 ": '%s'", (int)pid, page, text);
+	}
+	*m = (struct memmap) { .pid = pid, .count = 1 };
+	m->slots[0] = (struct memmap_slot) { .gpa = page, .size = PAGE, .hva = hva };
+	strcpy(m->slots[0].backing, "qemu");
+	check_slots_mapped(m, qmp_socket, pid);
 }
 
 static uint64_t gpa_to_hva(const struct memmap *m, uint64_t gpa, pid_t pid)
@@ -478,7 +510,9 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: hwpoison-guest [--memmap FILE] [--debugfs DIR] [--wait-present SECONDS] "
 		   "[--corrupt-va] PID GPA\n"
-		   "       hwpoison-guest --soak N --log VMM_REPORT [...] PID FIRST_GPA\n");
+		   "       hwpoison-guest --soak N --log VMM_REPORT [...] PID FIRST_GPA\n"
+		   "       hwpoison-guest --qmp SOCKET [--debugfs DIR] [--wait-present SECONDS] "
+		   "QEMU_PID GPA\n");
 }
 
 #define SOAK_MAX	1000000
@@ -489,7 +523,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "memmap", 1, 0, 'm' }, { "debugfs", 1, 0, 'd' }, { "wait-present", 1, 0, 'w' },
 		{ "soak", 1, 0, 's' }, { "log", 1, 0, 'l' }, { "corrupt-va", 0, 0, 'v' },
-		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "qmp", 1, 0, 'q' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	const char *memmap_path = NULL, *log = NULL;
 	char memmap_default[64];
@@ -522,6 +556,9 @@ int main(int argc, char **argv)
 		case 'l':
 			log = optarg;
 			break;
+		case 'q':
+			qmp_socket = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -530,7 +567,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind + 2 != argc || (events && !log)) {
+	if (optind + 2 != argc || (events && !log) || (qmp_socket && (events || memmap_path))) {
 		usage(stderr);
 		return 2;
 	}
@@ -546,6 +583,11 @@ int main(int argc, char **argv)
 		die("pid %d: cannot read /proc/%d/stat", (int)pid, (int)pid);
 	vmm_uid = owner_of(pid);
 	check_is_vmm(pid);
+	if (qmp_socket) {
+		read_qmp(pid, gpa, &m);
+		poison(pid, &m, gpa, wait_s);
+		return 0;
+	}
 	if (!memmap_path) {
 		memmap_default_path(memmap_default, sizeof(memmap_default), pid, vmm_uid);
 		memmap_path = memmap_default;

@@ -19,6 +19,7 @@ int main(void)
 	run("MCE encoding, AMD vCPUs", test_mce_encode_amd);
 	run("AMD deferred-error banks", test_mce_deferred_bank);
 	run("MCA broadcast encoding", test_mce_encode_broadcast);
+	run("QMP replies and gpa2hva", test_qmp);
 	run("Linux guest boot: bzImage, e820, MP table, CPUID, UART", test_linux_boot);
 	run("poisoned-page list", test_poison_list);
 	run("guest ELF loader", test_elf_load);
