@@ -112,7 +112,14 @@ $(BUILD)/initramfs.cpio.gz: $(OUTER_BINS) $(BUILD)/guest.elf $(SCENARIOS) outer-
 	cp $(BUILD)/guest.elf $(BUILD)/bzImage $(BUILD)/inner-initramfs.cpio.gz $(BUILD)/outer-bin/data/
 	outer-qemu/mkinitramfs.sh $@ $(BUILD)/outer-bin tests/integration/scenarios $(ASAN_BUILD)/hwlab-vmm
 
-initramfs: $(BUILD)/initramfs.cpio.gz
+# The side-by-side's image: the same, plus the distro's QEMU with its
+# libraries and firmware, so that it runs as the inner VMM (compare).
+QEMU_BIN ?= /usr/bin/qemu-system-x86_64
+$(BUILD)/initramfs-compare.cpio.gz: $(BUILD)/initramfs.cpio.gz
+	QEMU_BUNDLE=$(QEMU_BIN) outer-qemu/mkinitramfs.sh $@ $(BUILD)/outer-bin \
+		tests/integration/scenarios $(ASAN_BUILD)/hwlab-vmm
+
+initramfs: $(BUILD)/initramfs.cpio.gz $(BUILD)/initramfs-compare.cpio.gz
 
 unit: $(BUILD)/unit-tests
 	$(BUILD)/unit-tests

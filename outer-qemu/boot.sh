@@ -3,7 +3,7 @@
 #
 # The host has no hardware nesting, so the outer VM is emulated (-accel tcg)
 # with an SVM-capable CPU (-cpu max): kvm_amd runs inside it on emulated SVM.
-# The CPU model and the default timeout are the scenario's row in
+# The CPU model, the image and the default timeout are the scenario's row in
 # tests/integration/scenarios.table (no_kvm boots without SVM to see the
 # VMM's error). A name the table does not list still boots, with -cpu max,
 # so that the VM's /init reports it as unknown.
@@ -16,16 +16,20 @@ scenario=$1 log=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/tests/lib/scenario_table.sh"
 kernel=${HWLAB_KERNEL:-$here/build/bzImage}
-initrd=${HWLAB_INITRD:-$here/build/initramfs.cpio.gz}
 qemu=${QEMU:-qemu-system-x86_64}
 
 die() { echo "boot: error: $*" >&2; exit 2; }
 command -v "$qemu" >/dev/null || die "$qemu not found (make deps installs qemu-system-x86)"
 [ -f "$kernel" ] || die "no kernel at $kernel (run 'make kernel')"
-[ -f "$initrd" ] || die "no initramfs at $initrd (run 'make initramfs')"
 scenario_rows >/dev/null || die "malformed $scenario_table (see above)"
-read -r cpu table_limit < <(scenario_row "$scenario")
+read -r cpu image table_limit < <(scenario_row "$scenario")
 cpu=${cpu:-max}
+# the comparison's image also carries the distro's QEMU (outer-qemu/mkinitramfs.sh)
+case ${image:-base} in
+compare) initrd=${HWLAB_INITRD:-$here/build/initramfs-compare.cpio.gz} ;;
+*) initrd=${HWLAB_INITRD:-$here/build/initramfs.cpio.gz} ;;
+esac
+[ -f "$initrd" ] || die "no initramfs at $initrd (run 'make initramfs')"
 limit=${3:-${table_limit:-300}}
 
 # TCG's TSC runs at the host's rate, but calibrating it against the emulated

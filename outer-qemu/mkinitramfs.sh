@@ -10,8 +10,14 @@
 # static: it goes to /hwlab/asan/hwlab-vmm with the shared libraries ldd
 # finds for it, at the same paths, so that the asan scenario can run it on
 # the outer VM's KVM (the machines this runs on have no /dev/kvm of their own).
+#
+# QEMU_BUNDLE (env): a qemu-system-x86_64 to pack as /usr/bin/qemu-system-x86_64,
+# with the shared libraries ldd finds for it and the firmware a pc machine
+# booting -kernel with -nodefaults loads (seabios, the linuxboot option ROM,
+# the vapic ROM): the image of the side-by-side with QEMU (compare scenario).
 set -euo pipefail
 out=$1 bindir=$2 scendir=$3 asan_vmm=${4:-}
+qemu_bundle=${QEMU_BUNDLE:-}
 here=$(cd "$(dirname "$0")" && pwd)
 check_lib=$here/../tests/lib/check.sh
 busybox=${BUSYBOX:-/bin/busybox}
@@ -44,6 +50,23 @@ if [ -n "$asan_vmm" ]; then
 	for lib in $libs; do
 		mkdir -p "$root$(dirname "$lib")"
 		cp -L "$lib" "$root$lib"
+	done
+fi
+if [ -n "$qemu_bundle" ]; then
+	[ -x "$qemu_bundle" ] || die "no QEMU at $qemu_bundle (make deps installs qemu-system-x86)"
+	mkdir -p "$root/usr/bin"
+	install -m 0755 "$qemu_bundle" "$root/usr/bin/qemu-system-x86_64"
+	libs=$(ldd "$qemu_bundle" | grep -o '/[^ ]*') || die "ldd $qemu_bundle failed"
+	for lib in $libs; do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+	# QEMU looks for its firmware next to its binary: /usr/bin/../share/...
+	share=$(dirname "$(readlink -f "$qemu_bundle")")/../share
+	for fw in seabios/bios-256k.bin qemu/linuxboot_dma.bin qemu/kvmvapic.bin; do
+		[ -f "$share/$fw" ] || die "QEMU firmware $share/$fw is missing (qemu-system-data, seabios)"
+		mkdir -p "$root/usr/share/$(dirname "$fw")"
+		cp -L "$share/$fw" "$root/usr/share/$fw"
 	done
 fi
 (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$out.tmp"

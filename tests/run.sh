@@ -109,7 +109,7 @@ echo "== kernel patches"
 run_checks check-patches "$here/tests/check-patches.sh"
 
 for s in "${scenarios[@]}"; do
-	read -r _ table_limit < <(scenario_row "$s")
+	read -r _ _ table_limit < <(scenario_row "$s")
 	limit=${HWLAB_BOOT_TIMEOUT:-$table_limit}
 	echo "== scenario $s (outer VM, TCG, up to ${limit}s; log: build/logs/$s.log)"
 	t0=$(date +%s)
