@@ -85,9 +85,13 @@ $(BUILD)/inner/poison_target: guest-linux/poison_target.c | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -static -o $@ $<
 
-$(BUILD)/inner-initramfs.cpio.gz: $(BUILD)/inner/poison_target guest-linux/init \
-		guest-linux/mkinitramfs.sh
-	guest-linux/mkinitramfs.sh $@ $(BUILD)/inner/poison_target
+$(BUILD)/inner/mcelog_watch: guest-linux/mcelog_watch.c | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -static -o $@ $<
+
+$(BUILD)/inner-initramfs.cpio.gz: $(BUILD)/inner/poison_target $(BUILD)/inner/mcelog_watch \
+		guest-linux/init guest-linux/mkinitramfs.sh
+	guest-linux/mkinitramfs.sh $@ $(BUILD)/inner/poison_target $(BUILD)/inner/mcelog_watch
 
 $(BUILD)/guest.elf: guest/entry.S guest/guest.c guest/guest.ld include/hwlab_abi.h \
 		include/x86_mce.h | $(BUILD)

@@ -2,9 +2,9 @@
 # Pack the Linux guest's initramfs: busybox-static, guest-linux/init and
 # the workload. It travels inside the outer VM's initramfs, to be booted by
 # hwlab-vmm there.
-# Usage: guest-linux/mkinitramfs.sh OUTPUT.cpio.gz POISON_TARGET
+# Usage: guest-linux/mkinitramfs.sh OUTPUT.cpio.gz POISON_TARGET [MCELOG_WATCH]
 set -euo pipefail
-out=$1 target=$2
+out=$1 target=$2 mcelog_watch=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 busybox=${BUSYBOX:-/bin/busybox}
 
@@ -21,5 +21,6 @@ mkdir -p "$root"/{bin,dev,proc,sys}
 cp "$busybox" "$root/bin/busybox"
 install -m 0755 "$here/init" "$root/init"
 install -m 0755 "$target" "$root/bin/poison_target"
+[ -z "$mcelog_watch" ] || install -m 0755 "$mcelog_watch" "$root/bin/mcelog_watch"
 (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$out.tmp"
 mv "$out.tmp" "$out"
