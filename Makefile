@@ -6,6 +6,7 @@
 #   make soak N=1000  N poison events in one run: latency median/p99/max
 #   make linux-latency  the Linux guest: boot time, LINUX_EVENTS (20) events' latency
 #   make demo   boot the outer VM and tell the recovery story (bare-metal and Linux guests)
+#   make compare  the same Linux guest and poison in QEMU and in hwlab-vmm: one table
 #   make asan   unit tests and VMM runs under ASan+UBSan (build/asan); part of make test
 #   make fuzz   libFuzzer on the ELF loader and the ucall decoder, FUZZ_SECONDS each
 CC      ?= gcc
@@ -25,7 +26,7 @@ LIB_SRCS := $(wildcard lib/*.c)
 VMM_SRCS := $(filter-out vmm/main.c,$(wildcard vmm/*.c))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/page_states $(BUILD)/hwpoison-guest \
-	$(BUILD)/corrupt_va_probe $(BUILD)/thread_stop
+	$(BUILD)/corrupt_va_probe $(BUILD)/thread_stop $(BUILD)/hwlab-stamp
 SCENARIOS := $(wildcard tests/integration/scenarios/*.sh)
 OBJ := $(BUILD)/obj
 # Sanitizer flags for compiling and linking; set by the asan and fuzz targets,
@@ -37,7 +38,8 @@ HOST_CFLAGS := $(CFLAGS) -Ilib -MMD -MP $(SAN_FLAGS)
 
 all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/inner-initramfs.cpio.gz \
 	$(BUILD)/unit-tests $(BUILD)/madvise_sigbus \
-	$(BUILD)/page_states $(BUILD)/hwpoison-guest $(BUILD)/corrupt_va_probe $(BUILD)/thread_stop
+	$(BUILD)/page_states $(BUILD)/hwpoison-guest $(BUILD)/corrupt_va_probe $(BUILD)/thread_stop \
+	$(BUILD)/hwlab-stamp
 
 $(BUILD):
 	mkdir -p $@
@@ -62,6 +64,9 @@ $(BUILD)/unit-tests: $(UNIT_SRCS:%.c=$(OBJ)/%.o) $(BUILD)/libvmm.a $(BUILD)/libh
 $(OBJ)/tests/unit/%.o: HOST_CFLAGS += -Itests/unit
 
 $(BUILD)/hwpoison-guest: $(OBJ)/tools/hwpoison-guest.o $(BUILD)/libhwlab.a
+	$(CC) -static -o $@ $^
+
+$(BUILD)/hwlab-stamp: $(OBJ)/tools/hwlab-stamp.o $(BUILD)/libhwlab.a
 	$(CC) -static -o $@ $^
 
 $(BUILD)/madvise_sigbus: tests/integration/madvise_sigbus.c tests/integration/meminfo.h | $(BUILD)
@@ -196,10 +201,15 @@ linux-latency: all kernel initramfs
 demo: all kernel initramfs
 	tests/demo.sh
 
+# The side-by-side with QEMU: the compare scenario's table (tests/compare.py).
+compare: all kernel initramfs
+	outer-qemu/boot.sh compare $(BUILD)/logs/compare.log; rc=$$?; \
+		python3 tests/compare.py $(BUILD)/logs/compare.log && exit $$rc
+
 deps:
 	scripts/install-deps.sh
 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: linux-latency all kernel initramfs unit asan-build asan fuzz-build fuzz test test-loaded soak demo deps clean
+.PHONY: compare linux-latency all kernel initramfs unit asan-build asan fuzz-build fuzz test test-loaded soak demo deps clean
