@@ -94,7 +94,7 @@ LINUX_INITRD=/hwlab/data/inner-initramfs.cpio.gz
 # fails under nested TCG, so tell it, as outer-qemu/boot.sh tells the outer one.
 linux_append() {
 	mhz=$(awk -F: '/^cpu MHz/ { printf "%d", $2; exit }' /proc/cpuinfo)
-	echo "console=ttyS0 loglevel=4 panic=-1 tsc=reliable${mhz:+ tsc_early_khz=$((mhz * 1000))} $*"
+	echo "console=ttyS0 loglevel=4 panic=-1 printk.devkmsg=on tsc=reliable${mhz:+ tsc_early_khz=$((mhz * 1000))} $*"
 }
 # wait_console CONSOLE PATTERN [N] : until N (default 1) console lines match
 # the grep pattern; bounded by the VMM's life and 120 s, not a delay

@@ -162,6 +162,48 @@ hwlab_events() {
 		       [ \$(grep -c 'INNER-SIGBUS tag=target' $he_con) -ge $2 ] && ! grep -q 'Kernel panic' $he_con"
 }
 
+# heap_page PID : a present page (pagemap bit 63) of the process's [heap],
+# as a hex address: the last present one of its first 256 pages, and never
+# its first page: in a static binary (hwlab-vmm) that holds the main
+# thread's TLS, errno included, which any signal handler touches; measured,
+# the VMM then dies in its SIGBUS handler ("MCE: Killing"), before it can
+# say anything. Nothing if there is none.
+heap_page() {
+	hp_range=$(awk '$6 == "[heap]" { print $1; exit }' /proc/$1/maps)
+	[ -n "$hp_range" ] || return 1
+	hp_va=$((0x${hp_range%-*} + 4096)) hp_end=$((0x${hp_range#*-}))
+	[ $hp_end -gt $((hp_va + 256 * 4096)) ] && hp_end=$((hp_va + 256 * 4096))
+	hp_found=
+	while [ $hp_va -lt $hp_end ]; do
+		# the entry's last byte holds bit 63 (present) in its top bit
+		hp_b=$(dd if=/proc/$1/pagemap bs=8 skip=$((hp_va / 4096)) count=1 2>/dev/null |
+			od -An -tu1 | awk '{ print $8 }')
+		[ "${hp_b:-0}" -ge 128 ] && hp_found=$hp_va
+		hp_va=$((hp_va + 4096))
+	done
+	[ -n "$hp_found" ] && printf '%#x\n' $hp_found
+}
+
+# outside_event VMM CONSOLE : poison a page of the VMM's own heap (not guest
+# RAM) by pid and address (debugfs corrupt-va, kernel patch 0002), early
+# kill; sets oe_va, and oe_alive: whether the VMM and its guest are still
+# alive at the guest's next two INNER-ALIVE lines (every 5 s)
+outside_event() {
+	oe_va=$(heap_page "$vmm_pid")
+	alive_then=$(grep -c 'INNER-ALIVE survivor=yes' "$2")
+	echo "$vmm_pid $oe_va" >/sys/kernel/debug/hwpoison/corrupt-va
+	echo "  $1 outside RAM: poisoned its heap page $oe_va (corrupt-va exit $?)"
+	wait_console "$2" 'INNER-ALIVE survivor=yes' $((alive_then + 2))
+	oe_alive=no
+	kill -0 "$vmm_pid" 2>/dev/null &&
+		[ "$(grep -c 'INNER-ALIVE survivor=yes' "$2")" -ge $((alive_then + 2)) ] && oe_alive=yes
+}
+# outside_line VMM REPORT : its compare line
+outside_line() {
+	echo "HWLAB-MEASURE compare vmm=$1 case=outside gpa=- heap_va=$oe_va survived=$oe_alive" \
+		"vmm_report=${2:--}" | tee -a compare.lines
+}
+
 events=${HWLAB_COMPARE_EVENTS:-20}
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in hwlab.compare_events=*) events=${arg#*=} ;; esac
@@ -187,6 +229,27 @@ while [ $n -le "$events" ]; do
 	n=$((n + 1))
 done
 hwlab_events early "$events" "hwlab_inner.mode=early hwlab_inner.interval_ms=30000" "--mce-kill early"
+
+# outside guest RAM: a page of the VMM's own heap, early kill (an AO)
+start_qemu q-outside.con "hwlab_inner.pages=8"
+outside_event qemu q-outside.con
+outside_line qemu "$(grep -m1 -E 'qemu-system-x86_64: .*(memory error|Memory Error)' q-outside.con |
+	sed 's/.*qemu-system-x86_64: //; s/ /_/g')"
+stop_qemu
+grep -E 'qemu-system|panic' q-outside.con | sed 's/^/  con: [qemu] /'
+start_linux h-outside.log h-outside.con "hwlab_inner.pages=8" --mce-kill early
+outside_event hwlab-vmm h-outside.con
+outside_line hwlab-vmm "$(matching h-outside.log '"event":"sigbus"' '"gpa":null' |
+	sed -n 's/.*"si_code":"BUS_MCEERR_\(A[RO]\)".*"action":"\([a-z]*\)".*/\2-\1/p' |
+	tr '\n' '+' | sed 's/+$//')"
+stop_vmm h-outside.log | grep -E '"gpa":null|vmm_exit|stderr'
+# Its own memory is the VMM's to lose: what it must do is say so, an AO
+# ignored as outside guest RAM, and if it then touches the page, a fatal
+# report naming it, never a silent death
+check hwlab-outside "hwlab-vmm: its poisoned heap page reported as outside guest RAM (AO ignored, or fatal when touched)" \
+	sh -c "grep -q '\"si_code\":\"BUS_MCEERR_AO\".*\"gpa\":null.*\"action\":\"ignore\".*outside guest RAM' h-outside.log &&
+	       { grep -q '\"event\":\"vmm_exit\"' h-outside.log ||
+	         grep -q '\"si_code\":\"BUS_MCEERR_AR\".*\"action\":\"fatal\"' h-outside.log; }"
 echo 0 >/proc/sys/vm/memory_failure_early_kill
 
 # What each VMM's guest read back, per event: hwlab-vmm's are exactly what
@@ -214,4 +277,4 @@ check qemu-late-values "qemu late: $ar events read back QEMU 7.2's Intel AR valu
 	test $((ar + ao)) -eq "$events"
 values qemu early mcg_status=0x5 bank=9 mci_status=0xbd000000000000c0 mci_misc=0x8c
 check addr-is-gpa "every event's MCi_ADDR read back is the poisoned GPA" \
-	awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } if (v["mci_addr"] != v["gpa"]) bad = 1 } END { exit bad }' compare.lines
+	awk '/mci_addr=/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } if (v["mci_addr"] != v["gpa"]) bad = 1 } END { exit bad }' compare.lines
