@@ -86,6 +86,27 @@ static void kick_deferred(struct vm *vm)
  */
 #define STOP_GRACE_NS	(10ULL * 1000 * 1000 * 1000)
 
+/*
+ * One field of /proc/self/task/TID/NAME by a scanf format that fills a char
+ * array of at most 63 characters; "?" if the file or the field is missing.
+ * A quote or backslash ends the text: it goes into a report line.
+ */
+static void task_field(int tid, const char *name, const char *fmt, char out[64])
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/%s", tid, name);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, fmt, out) != 1)
+		strcpy(out, "?");
+	if (f)
+		fclose(f);
+	out[strcspn(out, "\"\\")] = 0;
+	if (!out[0])
+		strcpy(out, "?");
+}
+
 /* Each vCPU that still runs after the grace time, with where its thread is. */
 static void report_stuck_vcpus(struct vm *vm)
 {
@@ -93,35 +114,15 @@ static void report_stuck_vcpus(struct vm *vm)
 
 	for (i = 0; i < vm->opt->nr_vcpus; i++) {
 		struct vcpu *v = &vm->vcpus[i];
-		char path[64], wchan[64] = "?", syscall_nr[32] = "?", state = '?';
-		FILE *f;
+		char wchan[64], state[64], syscall_nr[64];
 
 		if (__atomic_load_n(&v->state, __ATOMIC_ACQUIRE) != VCPU_RUNNING)
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", v->tid);
-		if ((f = fopen(path, "r"))) {
-			if (!fgets(wchan, sizeof(wchan), f))
-				strcpy(wchan, "?");
-			fclose(f);
-		}
+		task_field(v->tid, "wchan", "%63s", wchan);
 		/* "tid (comm) S ...": the comm is ours (hwlab-vmm), no ')' inside */
-		snprintf(path, sizeof(path), "/proc/self/task/%d/stat", v->tid);
-		if ((f = fopen(path, "r"))) {
-			if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
-				state = '?';
-			fclose(f);
-		}
-		snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", v->tid);
-		if ((f = fopen(path, "r"))) {
-			if (fscanf(f, "%31s", syscall_nr) != 1)
-				strcpy(syscall_nr, "?");
-			fclose(f);
-		}
-		wchan[strcspn(wchan, "\n\"\\")] = 0;
-		syscall_nr[strcspn(syscall_nr, "\"\\")] = 0;
-		if (state == '"' || state == '\\')
-			state = '?';
-		report("vcpu_stuck", "\"vcpu\":%u,\"tid\":%d,\"in_kvm_run\":%d,\"state\":\"%c\","
+		task_field(v->tid, "stat", "%*d (%*[^)]) %1s", state);
+		task_field(v->tid, "syscall", "%63s", syscall_nr);
+		report("vcpu_stuck", "\"vcpu\":%u,\"tid\":%d,\"in_kvm_run\":%d,\"state\":\"%s\","
 		       "\"wchan\":\"%s\",\"syscall\":\"%s\",\"reason\":\"still running %llu s after the stop\"",
 		       i, v->tid, (int)v->sig.in_kvm_run, state, wchan, syscall_nr,
 		       STOP_GRACE_NS / 1000000000ULL);

@@ -291,6 +291,7 @@ static int deliver(struct vcpu *v, struct pending_mce *p)
 static int spread_take(struct vcpu *v, struct pending_mce *p)
 {
 	struct vm *vm = v->vm;
+	struct sigbus_event ev = { .code = BUS_MCEERR_AO, .lsb = 12 };
 	unsigned int i;
 	int found = 0;
 
@@ -300,6 +301,7 @@ static int spread_take(struct vcpu *v, struct pending_mce *p)
 
 		while (sp->end && sp->next < sp->end && !found) {
 			uint64_t page = sp->next;
+			const struct memslot *s = memslot_find_gpa(&vm->mem, page);
 
 			sp->next += GUEST_PAGE_SIZE;
 			/* a page the guest heard of already (the AR that began it) */
@@ -307,12 +309,7 @@ static int spread_take(struct vcpu *v, struct pending_mce *p)
 				continue;
 			sp->told++;
 			found = 1;
-			*p = (struct pending_mce) {
-				.ev = { .code = BUS_MCEERR_AO, .lsb = 12, .t_ns = monotonic_ns() },
-				.ext = { .slot = memslot_find_gpa(&vm->mem, page), .gpa = page,
-					 .len = GUEST_PAGE_SIZE },
-				.lsb = 12,
-			};
+			ev.addr = (uintptr_t)s->hva + (page - s->gpa);
 		}
 		if (sp->end && sp->next >= sp->end) {
 			report("poison_spread", "\"gpa\":\"%#llx\",\"pages\":%llu,\"told\":%lu,"
@@ -325,16 +322,11 @@ static int spread_take(struct vcpu *v, struct pending_mce *p)
 		}
 	}
 	pthread_mutex_unlock(&vm->poison.lock);
-	if (found) {
-		const struct memslot *s = p->ext.slot;
-
-		p->ev.addr = (uintptr_t)s->hva + (p->ext.gpa - s->gpa);
-		if (vm->mce_style & MCE_STYLE_AMD)
-			mce_encode_amd(MCE_AO, p->ext.gpa, &p->mce);
-		else
-			mce_encode(MCE_AO, p->ext.gpa, &p->mce);
-	}
-	return found;
+	if (!found)
+		return 0;
+	/* as if the kernel had sent an AO for that one page: the same encoding */
+	ev.t_ns = monotonic_ns();
+	return mce_event_prepare(&vm->mem, vm->mce_style, &ev, p) == 0;
 }
 
 /*
