@@ -32,6 +32,18 @@ file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
 
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
+# install_dynamic BINARY DEST: a dynamically linked program at DEST in the
+# image, with the shared libraries ldd finds for it at their own paths
+install_dynamic() {
+	mkdir -p "$root$(dirname "$2")"
+	install -m 0755 "$1" "$root$2"
+	# "libx.so => /path (addr)" and "/lib64/ld-linux-x86-64.so.2 (addr)"
+	libs=$(ldd "$1" | grep -o '/[^ ]*') || die "ldd $1 failed"
+	for lib in $libs; do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
 mkdir -p "$root"/{bin,dev,proc,sys,tmp,hwlab/bin,hwlab/lib,hwlab/scenarios}
 cp "$busybox" "$root/bin/busybox"
 install -m 0755 "$here/init" "$root/init"
@@ -43,24 +55,11 @@ cp "$scendir"/*.sh "$root/hwlab/scenarios/"
 cp "$check_lib" "$root/hwlab/lib/check.sh"
 if [ -n "$asan_vmm" ]; then
 	[ -x "$asan_vmm" ] || die "no ASan VMM at $asan_vmm (make asan-build)"
-	mkdir -p "$root/hwlab/asan"
-	install -m 0755 "$asan_vmm" "$root/hwlab/asan/hwlab-vmm"
-	# "libx.so => /path (addr)" and "/lib64/ld-linux-x86-64.so.2 (addr)"
-	libs=$(ldd "$asan_vmm" | grep -o '/[^ ]*') || die "ldd $asan_vmm failed"
-	for lib in $libs; do
-		mkdir -p "$root$(dirname "$lib")"
-		cp -L "$lib" "$root$lib"
-	done
+	install_dynamic "$asan_vmm" /hwlab/asan/hwlab-vmm
 fi
 if [ -n "$qemu_bundle" ]; then
 	[ -x "$qemu_bundle" ] || die "no QEMU at $qemu_bundle (make deps installs qemu-system-x86)"
-	mkdir -p "$root/usr/bin"
-	install -m 0755 "$qemu_bundle" "$root/usr/bin/qemu-system-x86_64"
-	libs=$(ldd "$qemu_bundle" | grep -o '/[^ ]*') || die "ldd $qemu_bundle failed"
-	for lib in $libs; do
-		mkdir -p "$root$(dirname "$lib")"
-		cp -L "$lib" "$root$lib"
-	done
+	install_dynamic "$qemu_bundle" /usr/bin/qemu-system-x86_64
 	# QEMU looks for its firmware next to its binary: /usr/bin/../share/...
 	share=$(dirname "$(readlink -f "$qemu_bundle")")/../share
 	for fw in seabios/bios-256k.bin qemu/linuxboot_dma.bin qemu/kvmvapic.bin; do

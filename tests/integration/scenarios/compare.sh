@@ -211,23 +211,24 @@ done
 check qemu-present "the comparison image carries QEMU and its libraries" $QEMU --version
 : >compare.lines
 
+# qemu_events CASE GUEST_ARGS : $events QEMU boots, one event each
+qemu_events() {
+	qs_n=1
+	while [ $qs_n -le "$events" ]; do
+		qemu_event "$1" $qs_n "$2"
+		qs_n=$((qs_n + 1))
+	done
+}
+
 # late kill: the vCPU consumes the poison (AR)
 echo 0 >/proc/sys/vm/memory_failure_early_kill
-n=1
-while [ $n -le "$events" ]; do
-	qemu_event late $n "hwlab_inner.pages=8"
-	n=$((n + 1))
-done
+qemu_events late "hwlab_inner.pages=8"
 hwlab_events late "$events" ""
 
 # early kill: the outer kernel tells the VMM first (AO); the target rereads
 # its pages only every 30 s
 echo 1 >/proc/sys/vm/memory_failure_early_kill
-n=1
-while [ $n -le "$events" ]; do
-	qemu_event early $n "hwlab_inner.mode=early hwlab_inner.interval_ms=30000"
-	n=$((n + 1))
-done
+qemu_events early "hwlab_inner.mode=early hwlab_inner.interval_ms=30000"
 hwlab_events early "$events" "hwlab_inner.mode=early hwlab_inner.interval_ms=30000" "--mce-kill early"
 
 # outside guest RAM: a page of the VMM's own heap, early kill (an AO)
