@@ -25,7 +25,7 @@ LIB_SRCS := $(wildcard lib/*.c)
 # vmm/ without main.c is a library too: the unit tests link the same objects.
 VMM_SRCS := $(filter-out vmm/main.c,$(wildcard vmm/*.c))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/page_states $(BUILD)/hwpoison-guest \
+OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/page_states $(BUILD)/static/hwpoison-guest \
 	$(BUILD)/corrupt_va_probe $(BUILD)/thread_stop $(BUILD)/hwlab-stamp
 SCENARIOS := $(wildcard tests/integration/scenarios/*.sh)
 OBJ := $(BUILD)/obj
@@ -38,8 +38,8 @@ HOST_CFLAGS := $(CFLAGS) -Ilib -MMD -MP $(SAN_FLAGS)
 
 all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/inner-initramfs.cpio.gz \
 	$(BUILD)/unit-tests $(BUILD)/madvise_sigbus \
-	$(BUILD)/page_states $(BUILD)/hwpoison-guest $(BUILD)/corrupt_va_probe $(BUILD)/thread_stop \
-	$(BUILD)/hwlab-stamp
+	$(BUILD)/page_states $(BUILD)/hwpoison-guest $(BUILD)/static/hwpoison-guest \
+	$(BUILD)/corrupt_va_probe $(BUILD)/thread_stop $(BUILD)/hwlab-stamp
 
 $(BUILD):
 	mkdir -p $@
@@ -58,12 +58,27 @@ $(BUILD)/libvmm.a: $(VMM_SRCS:%.c=$(OBJ)/%.o)
 $(BUILD)/hwlab-vmm: $(OBJ)/vmm/main.o $(BUILD)/libvmm.a $(BUILD)/libhwlab.a
 	$(CC) $(VMM_STATIC) $(SAN_FLAGS) -pthread -o $@ $^
 
-$(BUILD)/unit-tests: $(UNIT_SRCS:%.c=$(OBJ)/%.o) $(BUILD)/libvmm.a $(BUILD)/libhwlab.a
+$(BUILD)/unit-tests: $(UNIT_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/tools/memory_failure_event.o \
+		$(BUILD)/libvmm.a $(BUILD)/libhwlab.a
 	$(CC) $(SAN_FLAGS) -pthread -o $@ $^
 
-$(OBJ)/tests/unit/%.o: HOST_CFLAGS += -Itests/unit
+$(OBJ)/tests/unit/%.o: HOST_CFLAGS += -Itests/unit -Itools
 
-$(BUILD)/hwpoison-guest: $(OBJ)/tools/hwpoison-guest.o $(BUILD)/libhwlab.a
+# hwpoison-guest as users run it, with libvirt (--domain, --watch): the
+# host's tool and the comparison image's. The outer VM's base image has no
+# libc, so it gets a static build without libvirt (QMP and hwlab-vmm only).
+LIBVIRT_CFLAGS := $(shell pkg-config --cflags libvirt libvirt-qemu 2>/dev/null)
+LIBVIRT_LIBS := $(shell pkg-config --libs libvirt libvirt-qemu 2>/dev/null || echo -lvirt -lvirt-qemu)
+$(OBJ)/tools/hwpoison-guest.o $(OBJ)/tools/libvirt_domain.o: HOST_CFLAGS += -DHWLAB_LIBVIRT $(LIBVIRT_CFLAGS)
+$(BUILD)/hwpoison-guest: $(OBJ)/tools/hwpoison-guest.o $(OBJ)/tools/libvirt_domain.o \
+		$(OBJ)/tools/memory_failure_event.o $(BUILD)/libhwlab.a
+	$(CC) -o $@ $^ $(LIBVIRT_LIBS)
+
+$(OBJ)/static/tools/hwpoison-guest.o: tools/hwpoison-guest.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -c -o $@ $<
+$(BUILD)/static/hwpoison-guest: $(OBJ)/static/tools/hwpoison-guest.o $(BUILD)/libhwlab.a
+	@mkdir -p $(dir $@)
 	$(CC) -static -o $@ $^
 
 $(BUILD)/hwlab-stamp: $(OBJ)/tools/hwlab-stamp.o $(BUILD)/libhwlab.a
@@ -122,11 +137,14 @@ $(BUILD)/initramfs.cpio.gz: $(OUTER_BINS) $(BUILD)/guest.elf $(SCENARIOS) outer-
 	outer-qemu/mkinitramfs.sh $@ $(BUILD)/outer-bin tests/integration/scenarios $(ASAN_BUILD)/hwlab-vmm
 
 # The side-by-side's image: the same, plus the distro's QEMU with its
-# libraries and firmware, so that it runs as the inner VMM (compare).
+# libraries and firmware, so that it runs as the inner VMM (compare), and
+# libvirt's embedded QEMU driver with hwpoison-guest's libvirt build, so
+# that QEMU is driven the way its users drive it.
 QEMU_BIN ?= /usr/bin/qemu-system-x86_64
-$(BUILD)/initramfs-compare.cpio.gz: $(BUILD)/initramfs.cpio.gz
-	QEMU_BUNDLE=$(QEMU_BIN) outer-qemu/mkinitramfs.sh $@ $(BUILD)/outer-bin \
-		tests/integration/scenarios $(ASAN_BUILD)/hwlab-vmm
+$(BUILD)/initramfs-compare.cpio.gz: $(BUILD)/initramfs.cpio.gz $(BUILD)/hwpoison-guest \
+		outer-qemu/libvirt-qemu.conf tests/lib/libvirt_embed.sh
+	QEMU_BUNDLE=$(QEMU_BIN) LIBVIRT_TOOL=$(BUILD)/hwpoison-guest outer-qemu/mkinitramfs.sh $@ \
+		$(BUILD)/outer-bin tests/integration/scenarios $(ASAN_BUILD)/hwlab-vmm
 
 initramfs: $(BUILD)/initramfs.cpio.gz $(BUILD)/initramfs-compare.cpio.gz
 

@@ -179,3 +179,24 @@ out:
 		close(fd);
 	return r;
 }
+
+int qmp_first_thread_id(const char *reply, long *tid)
+{
+	const char *p = strstr(reply, "\"thread-id\"");
+	char *end;
+	long v;
+
+	if (!p)
+		return -1;
+	p += strlen("\"thread-id\"");
+	while (*p == ' ' || *p == ':')
+		p++;
+	if (*p < '1' || *p > '9')
+		return -1;
+	errno = 0;
+	v = strtol(p, &end, 10);
+	if (errno || v <= 0 || v > 0x3fffffff || (*end != ',' && *end != '}' && *end != ' '))
+		return -1;
+	*tid = v;
+	return 0;
+}

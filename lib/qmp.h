@@ -25,6 +25,12 @@ int qmp_return_string(const char *line, char *out, size_t len);
  */
 int qmp_parse_gpa2hva(const char *text, uint64_t gpa, uint64_t *hva);
 /*
+ * The first "thread-id" in a query-cpus-fast reply: vCPU 0's thread, whose
+ * process is QEMU (libvirt has no call for the emulator's pid). 0, or -1
+ * when there is none or it is not a plausible tid. Pure.
+ */
+int qmp_first_thread_id(const char *reply, long *tid);
+/*
  * Connect to the QMP socket at path, leave capabilities negotiation, run
  * one HMP command and put its text in out. 0, or -1 with a message in err.
  */

@@ -15,9 +15,17 @@
 # with the shared libraries ldd finds for it and the firmware a pc machine
 # booting -kernel with -nodefaults loads (seabios, the linuxboot option ROM,
 # the vapic ROM): the image of the side-by-side with QEMU (compare scenario).
+#
+# LIBVIRT_TOOL (env, with QEMU_BUNDLE): hwpoison-guest built with libvirt,
+# packed over the static one with its libraries, and what libvirt's
+# embedded QEMU driver needs to run there: the driver module, its CPU map,
+# a qemu.conf for a machine without daemons (outer-qemu/libvirt-qemu.conf),
+# and /etc/passwd and /etc/group naming root and libvirt-qemu (libvirt 9.0
+# looks its QEMU user up before it reads qemu.conf).
 set -euo pipefail
 out=$1 bindir=$2 scendir=$3 asan_vmm=${4:-}
 qemu_bundle=${QEMU_BUNDLE:-}
+libvirt_tool=${LIBVIRT_TOOL:-}
 here=$(cd "$(dirname "$0")" && pwd)
 check_lib=$here/../tests/lib/check.sh
 busybox=${BUSYBOX:-/bin/busybox}
@@ -67,6 +75,29 @@ if [ -n "$qemu_bundle" ]; then
 		mkdir -p "$root/usr/share/$(dirname "$fw")"
 		cp -L "$share/$fw" "$root/usr/share/$fw"
 	done
+fi
+if [ -n "$libvirt_tool" ]; then
+	[ -x "$libvirt_tool" ] || die "no libvirt build of hwpoison-guest at $libvirt_tool (make)"
+	ldd "$libvirt_tool" | grep -q 'libvirt\.so' || die "$libvirt_tool is not linked with libvirt"
+	install_dynamic "$libvirt_tool" /hwlab/bin/hwpoison-guest
+	driver=$(ls /usr/lib/*/libvirt/connection-driver/libvirt_driver_qemu.so 2>/dev/null | head -n 1)
+	[ -n "$driver" ] || die "no libvirt QEMU driver (make deps installs libvirt-daemon-driver-qemu)"
+	install_dynamic "$driver" "$driver"
+	# libvirt probes QEMU's capabilities with accel=kvm:tcg, and the
+	# distro's QEMU then loads its TCG accelerator module (QEMU itself,
+	# told -accel kvm, never does)
+	tcg=$(ls /usr/lib/*/qemu/accel-tcg-x86_64.so 2>/dev/null | head -n 1)
+	[ -n "$tcg" ] || die "no QEMU TCG module accel-tcg-x86_64.so (qemu-system-x86)"
+	install_dynamic "$tcg" "$tcg"
+	[ -d /usr/share/libvirt/cpu_map ] || die "no /usr/share/libvirt/cpu_map (libvirt0)"
+	mkdir -p "$root/usr/share/libvirt"
+	cp -r /usr/share/libvirt/cpu_map "$root/usr/share/libvirt/"
+	cp "$here/libvirt-qemu.conf" "$root/hwlab/lib/libvirt-qemu.conf"
+	cp "$here/../tests/lib/libvirt_embed.sh" "$root/hwlab/lib/libvirt_embed.sh"
+	mkdir -p "$root/etc"
+	printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' \
+		'libvirt-qemu:x:64055:64055:libvirt qemu:/nonexistent:/bin/false' >"$root/etc/passwd"
+	printf '%s\n' 'root:x:0:' 'kvm:x:108:' 'libvirt-qemu:x:64055:' >"$root/etc/group"
 fi
 (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$out.tmp"
 mv "$out.tmp" "$out"

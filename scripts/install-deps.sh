@@ -10,6 +10,9 @@ pkgs=(
 	busybox-static cpio file	# the outer VM's initramfs
 	git perl python3-ply		# git am of kernel/series; checkpatch.pl
 	python3				# tests/ helpers
+	libvirt-dev pkg-config		# hwpoison-guest --domain/--watch (libvirt + libvirt-qemu)
+	libvirt-daemon-driver-qemu	# the embedded QEMU driver the comparison runs QEMU through
+	util-linux			# unshare: a private passwd for that driver in host tests
 )
 if [ "$(id -u)" != 0 ]; then sudo=sudo; else sudo=; fi
 export DEBIAN_FRONTEND=noninteractive

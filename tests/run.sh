@@ -102,6 +102,9 @@ run_checks tool_safety "$here/tests/host/tool_safety.sh"
 echo "== hwpoison-guest --qmp against the distro's QEMU (TCG, host side, fake debugfs)"
 run_checks qmp_tool "$here/tests/host/qmp_tool.sh"
 
+echo "== hwpoison-guest --watch/--domain through libvirt's embedded driver (TCG, host side, fake debugfs)"
+run_checks libvirt_tool "$here/tests/host/libvirt_tool.sh"
+
 echo "== docs/design.md's file map"
 run_checks file_map "$here/tests/host/file_map.sh"
 

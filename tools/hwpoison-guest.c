@@ -16,6 +16,17 @@
  * where the GPA is (gpa2hva over the QMP socket); the same page checks and
  * write follow, so both VMMs are poisoned exactly alike.
  *
+ *   hwpoison-guest [--connect URI] --domain NAME [options] GPA
+ *   hwpoison-guest [--connect URI] --watch [--domain NAME] [--start XML]
+ *
+ * --domain: a QEMU run by libvirt, as its users run it: the pid and the
+ * GPA -> HVA come through libvirt (libvirt_domain.c), then the same checks
+ * and write. --watch prints libvirt's memory-failure events as report
+ * lines (memory_failure_event.h) and takes "poison GPA" requests on stdin:
+ * with the embedded driver (qemu:///embed?root=DIR) only the process that
+ * started a domain (--start) can reach it. Only in the libvirt build
+ * (HWLAB_LIBVIRT); the static one for the outer VM's base image has none.
+ *
  * It runs as root and poisons whatever PFN it writes, so it trusts nothing
  * it did not check: the table must be the VMM's own (not a symlink, mode
  * 0600, owned by the VMM's uid, its pid header, every slot inside writable
@@ -46,12 +57,19 @@
 #include "memmap.h"
 #include "parse_num.h"
 #include "qmp.h"
+#ifdef HWLAB_LIBVIRT
+#include <sys/wait.h>
+
+#include "libvirt_domain.h"
+#endif
 
 #define PAGE 4096ULL
 
 static const char *debugfs = HWLAB_DEBUGFS;
 static int use_corrupt_va;	/* kernel patch 0002: by pid and address, no pagemap */
 static const char *qmp_socket;	/* PID is a QEMU: GPA -> HVA from its monitor */
+static const char *target_exe = "hwlab-vmm";	/* or a QEMU's, for --qmp and --domain */
+static unsigned int wait_present_s;
 
 /* The uid that owns /proc/PID: the process's (effective) uid. */
 static uid_t owner_of(pid_t pid)
@@ -66,12 +84,12 @@ static uid_t owner_of(pid_t pid)
 }
 
 /*
- * A memslot table names hwlab-vmm's guest RAM, a QMP socket a QEMU's; any
- * other program is a wrong pid.
+ * A memslot table names hwlab-vmm's guest RAM, a QMP socket or a libvirt
+ * domain a QEMU's; any other program is a wrong pid.
  */
 static void check_is_vmm(pid_t pid)
 {
-	const char *want = qmp_socket ? "qemu-system-x86_64" : "hwlab-vmm";
+	const char *want = target_exe;
 	char path[32], exe[PATH_MAX];
 	ssize_t n;
 	const char *base;
@@ -195,9 +213,18 @@ static void read_memmap(const char *path, pid_t pid, uid_t vmm_uid, struct memma
 }
 
 /*
- * QEMU's answer for one page, as a one-slot table, checked like hwlab-vmm's:
- * the HVA must lie in a writable mapping of that very process.
+ * QEMU's answer for one page (hva), as a one-slot table, checked like
+ * hwlab-vmm's: the HVA must lie in a writable mapping of that very process.
  */
+static void qemu_page_slot(pid_t pid, uint64_t page, uint64_t hva, const char *source,
+			   struct memmap *m)
+{
+	*m = (struct memmap) { .pid = pid, .count = 1 };
+	m->slots[0] = (struct memmap_slot) { .gpa = page, .size = PAGE, .hva = hva };
+	strcpy(m->slots[0].backing, "qemu");
+	check_slots_mapped(m, source, pid);
+}
+
 static void read_qmp(pid_t pid, uint64_t gpa, struct memmap *m)
 {
 	char cmd[64], text[512], err[512];
@@ -210,10 +237,7 @@ static void read_qmp(pid_t pid, uint64_t gpa, struct memmap *m)
 		text[strcspn(text, "\r\n")] = 0;
 		die("QEMU pid %d has no RAM at GPA %#" PRIx64 ": '%s'", (int)pid, page, text);
 	}
-	*m = (struct memmap) { .pid = pid, .count = 1 };
-	m->slots[0] = (struct memmap_slot) { .gpa = page, .size = PAGE, .hva = hva };
-	strcpy(m->slots[0].backing, "qemu");
-	check_slots_mapped(m, qmp_socket, pid);
+	qemu_page_slot(pid, page, hva, qmp_socket, m);
 }
 
 static uint64_t gpa_to_hva(const struct memmap *m, uint64_t gpa, pid_t pid)
@@ -506,13 +530,95 @@ static int soak(pid_t pid, const struct memmap *m, uint64_t first,
 	return lost || dup;
 }
 
+#ifdef HWLAB_LIBVIRT
+/*
+ * A libvirt domain's page: its QEMU's pid and the page's HVA through
+ * libvirt, then, in a child (a refusal dies there, not in a watch that
+ * owns the domain), the same checks and write as for any VMM. The pid is
+ * asked again after the HVA: if QEMU went and another took its pid, the
+ * HVA was not the new one's. Returns an exit status.
+ */
+static int poison_domain_page(virDomainPtr dom, uint64_t gpa)
+{
+	uint64_t page = gpa & ~(PAGE - 1), hva;
+	unsigned long long started;
+	char err[512];
+	pid_t pid, again, child;
+	int st;
+
+	pid = lv_qemu_pid(dom, err, sizeof(err));
+	if (pid < 0) {
+		fprintf(stderr, "hwpoison-guest: error: %s\n", err);
+		return 1;
+	}
+	started = start_time(pid);
+	if (lv_gpa2hva(dom, page, &hva, err, sizeof(err))) {
+		fprintf(stderr, "hwpoison-guest: error: %s\n", err);
+		return 1;
+	}
+	again = lv_qemu_pid(dom, err, sizeof(err));
+	if (again != pid || start_time(pid) != started) {
+		fprintf(stderr, "hwpoison-guest: error: domain %s's QEMU changed (pid %d, now %d) "
+			"while its page was looked up: refusing to poison\n", virDomainGetName(dom),
+			(int)pid, (int)again);
+		return 1;
+	}
+	fflush(stdout);
+	child = fork();
+	if (child < 0) {
+		fprintf(stderr, "hwpoison-guest: error: fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (child == 0) {
+		static struct memmap m;
+		char source[300];
+
+		vmm_start_time = started;
+		check_is_vmm(pid);
+		snprintf(source, sizeof(source), "libvirt domain %s", virDomainGetName(dom));
+		qemu_page_slot(pid, page, hva, source, &m);
+		poison(pid, &m, gpa, wait_present_s);
+		fflush(stdout);
+		_exit(0);
+	}
+	while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+/* --domain NAME GPA: one page of a domain some libvirt (a daemon's) runs */
+static int poison_domain(const char *uri, const char *name, uint64_t gpa)
+{
+	char err[512];
+	virConnectPtr conn = lv_open(uri, err, sizeof(err));
+	virDomainPtr dom;
+	int rc;
+
+	if (!conn)
+		die("%s", err);
+	dom = virDomainLookupByName(conn, name);
+	if (!dom)
+		die("no domain %s at %s: %s", name, uri ? uri : "libvirt's default URI",
+		    lv_last_error());
+	rc = poison_domain_page(dom, gpa);
+	virDomainFree(dom);
+	virConnectClose(conn);
+	return rc;
+}
+#endif
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: hwpoison-guest [--memmap FILE] [--debugfs DIR] [--wait-present SECONDS] "
 		   "[--corrupt-va] PID GPA\n"
 		   "       hwpoison-guest --soak N --log VMM_REPORT [...] PID FIRST_GPA\n"
 		   "       hwpoison-guest --qmp SOCKET [--debugfs DIR] [--wait-present SECONDS] "
-		   "QEMU_PID GPA\n");
+		   "QEMU_PID GPA\n"
+		   "       hwpoison-guest [--connect URI] --domain NAME [--debugfs DIR] "
+		   "[--wait-present SECONDS] GPA\n"
+		   "       hwpoison-guest [--connect URI] --watch [--domain NAME] [--start XML] "
+		   "[--debugfs DIR] [--wait-present SECONDS]\n"
+		   "         (the watch reads 'poison GPA' and 'quit' on stdin)\n");
 }
 
 #define SOAK_MAX	1000000
@@ -523,8 +629,12 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "memmap", 1, 0, 'm' }, { "debugfs", 1, 0, 'd' }, { "wait-present", 1, 0, 'w' },
 		{ "soak", 1, 0, 's' }, { "log", 1, 0, 'l' }, { "corrupt-va", 0, 0, 'v' },
-		{ "qmp", 1, 0, 'q' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "qmp", 1, 0, 'q' }, { "help", 0, 0, 'h' }, { "connect", 1, 0, 'c' },
+		{ "domain", 1, 0, 'D' }, { "watch", 0, 0, 'W' }, { "start", 1, 0, 'S' },
+		{ 0, 0, 0, 0 },
 	};
+	const char *uri = NULL, *domain = NULL, *start_xml = NULL;
+	int watch = 0;
 	const char *memmap_path = NULL, *log = NULL;
 	char memmap_default[64];
 	static struct memmap m;
@@ -559,6 +669,18 @@ int main(int argc, char **argv)
 		case 'q':
 			qmp_socket = optarg;
 			break;
+		case 'c':
+			uri = optarg;
+			break;
+		case 'D':
+			domain = optarg;
+			break;
+		case 'W':
+			watch = 1;
+			break;
+		case 'S':
+			start_xml = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -566,6 +688,32 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
+	}
+	wait_present_s = wait_s;
+	if (domain || watch || uri || start_xml) {
+		/* libvirt finds the QEMU: no pid, no table, no soak, no QMP socket */
+		if (events || memmap_path || qmp_socket || use_corrupt_va ||
+		    optind + (watch ? 0 : 1) != argc || (!watch && (!domain || start_xml)) ||
+		    (start_xml && !domain)) {
+			usage(stderr);
+			return 2;
+		}
+#ifdef HWLAB_LIBVIRT
+		target_exe = "qemu-system-x86_64";
+		if (watch) {
+			struct lv_watch_options wo = { .uri = uri, .domain = domain,
+						       .start_xml = start_xml,
+						       .poison = poison_domain_page };
+
+			return lv_watch(&wo);
+		}
+		if (parse_u64(argv[optind], UINT64_MAX, &gpa))
+			die("'%s' is not a guest-physical address", argv[optind]);
+		return poison_domain(uri, domain, gpa);
+#else
+		die("this hwpoison-guest was built without libvirt (the static build for the outer "
+		    "VM's base image): use build/hwpoison-guest");
+#endif
 	}
 	if (optind + 2 != argc || (events && !log) || (qmp_socket && (events || memmap_path))) {
 		usage(stderr);
@@ -582,6 +730,8 @@ int main(int argc, char **argv)
 	if (!vmm_start_time)
 		die("pid %d: cannot read /proc/%d/stat", (int)pid, (int)pid);
 	vmm_uid = owner_of(pid);
+	if (qmp_socket)
+		target_exe = "qemu-system-x86_64";
 	check_is_vmm(pid);
 	if (qmp_socket) {
 		read_qmp(pid, gpa, &m);

@@ -20,6 +20,7 @@ int main(void)
 	run("AMD deferred-error banks", test_mce_deferred_bank);
 	run("MCA broadcast encoding", test_mce_encode_broadcast);
 	run("QMP replies and gpa2hva", test_qmp);
+	run("libvirt memory-failure events as report lines", test_memory_failure_event);
 	run("Linux guest boot: bzImage, e820, MP table, CPUID, UART", test_linux_boot);
 	run("poisoned-page list", test_poison_list);
 	run("guest ELF loader", test_elf_load);

@@ -30,6 +30,7 @@ void test_mce_encode_amd(void);
 void test_mce_deferred_bank(void);
 void test_mce_encode_broadcast(void);
 void test_qmp(void);
+void test_memory_failure_event(void);
 void test_linux_boot(void);
 void test_poison_list(void);
 void test_elf_load(void);

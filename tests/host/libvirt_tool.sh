@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# hwpoison-guest --watch/--domain against a QEMU that libvirt runs, on this
+# host: the embedded driver (qemu:///embed, no daemon) starts a TCG domain
+# that boots our bzImage (its firmware copies the kernel to 1 MiB, so that
+# page becomes present and QEMU's own). The pid and the GPA -> HVA come
+# through libvirt (query-cpus-fast, gpa2hva), the PFN from pagemap, and it
+# is written to a fake debugfs: a plain file, so nothing on this host is
+# poisoned. QEMU's memory-failure events need a real poison: the compare
+# scenario hears them inside the outer VM.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+. "$here/tests/lib/check.sh"
+LIBVIRT_CONF=$here/outer-qemu/libvirt-qemu.conf
+. "$here/tests/lib/libvirt_embed.sh"
+tool=$here/build/hwpoison-guest
+qemu=${QEMU:-qemu-system-x86_64}
+
+if [ "$(id -u)" -ne 0 ]; then
+	skip libvirt-tool "not root: the tool reads PFNs from pagemap only as root"
+	finish
+fi
+if ! command -v "$qemu" >/dev/null || ! ls /usr/lib/*/libvirt/connection-driver/libvirt_driver_qemu.so \
+	>/dev/null 2>&1; then
+	skip libvirt-tool "no $qemu or no libvirt QEMU driver (make deps installs qemu-system-x86, libvirt-daemon-driver-qemu)"
+	finish
+fi
+t=$(mktemp -d)
+if [ "${1:-}" != --in-namespace ] && embed_needs_user; then
+	# a private mount namespace: /etc/passwd with a libvirt-qemu user for
+	# this test alone, nothing changed on the host
+	if unshare -m true 2>/dev/null; then
+		rm -rf "$t"
+		exec unshare -m "$0" --in-namespace
+	fi
+	skip libvirt-tool "no libvirt-qemu user, and no mount namespace to add one in (unshare -m failed)"
+	finish
+fi
+if [ "${1:-}" = --in-namespace ]; then
+	{ cat /etc/passwd; echo 'libvirt-qemu:x:64055:64055:libvirt qemu:/nonexistent:/usr/sbin/nologin'; } >"$t/passwd"
+	{ cat /etc/group; echo 'libvirt-qemu:x:64055:'; } >"$t/group"
+	mount --bind "$t/passwd" /etc/passwd && mount --bind "$t/group" /etc/group ||
+		{ skip libvirt-tool "cannot bind-mount a passwd file in the mount namespace"; finish; }
+fi
+trap 'exec 3>&- 2>/dev/null; [ -n "${wpid:-}" ] && kill $wpid 2>/dev/null; wait 2>/dev/null; rm -rf "$t"' EXIT
+embed_root_init "$t/root"
+uri=$(embed_uri "$t/root")
+mkdir -p "$t/debugfs/hwpoison"
+: >"$t/debugfs/hwpoison/corrupt-pfn"
+cat >"$t/dom.xml" <<EOF
+<domain type='qemu'>
+  <name>hwlab-host</name>
+  <memory unit='MiB'>64</memory>
+  <vcpu>1</vcpu>
+  <os><type arch='x86_64' machine='pc'>hvm</type><kernel>$here/build/bzImage</kernel></os>
+  <on_crash>destroy</on_crash>
+  <devices><emulator>$(command -v "$qemu")</emulator><memballoon model='none'/></devices>
+</domain>
+EOF
+
+# wait_line PATTERN [N] : until N (1) lines of the watch's output hold it
+# (bounded by the watch's life and 120 s)
+wait_line() {
+	local n=0 want=${2:-1}
+	while [ "$(grep -c -- "$1" "$t/watch.out")" -lt "$want" ] && kill -0 $wpid 2>/dev/null &&
+		[ $n -lt 1200 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	[ "$(grep -c -- "$1" "$t/watch.out")" -ge "$want" ]
+}
+# the watch reads its requests from a FIFO that this script holds open
+mkfifo "$t/req"
+"$tool" --connect "$uri" --watch --domain hwlab-host --start "$t/dom.xml" \
+	--debugfs "$t/debugfs" --wait-present 120 <"$t/req" >"$t/watch.out" 2>"$t/watch.err" &
+wpid=$!
+exec 3>"$t/req"
+wait_line '"event":"watch_ready"'
+sed 's/^/  watch: /' "$t/watch.out"
+qpid=$(sed -n 's/.*"event":"domain_started".*"pid":\([0-9]*\).*/\1/p' "$t/watch.out")
+check lv-started "libvirt started the domain; the watch names its QEMU (pid ${qpid:-none}) from query-cpus-fast" \
+	sh -c "[ -n '$qpid' ] && [ \"\$(basename \"\$(readlink /proc/$qpid/exe)\")\" = qemu-system-x86_64 ]"
+
+echo "poison 0x100000" >&3
+wait_line '"event":"poison_done","gpa":"0x100000"'
+out=$(grep '"event":"poison",' "$t/watch.out")
+echo "  watch: $out"
+check lv-poison "through libvirt, QEMU's GPA 0x100000 (its copy of our kernel) is poisoned, status 0" \
+	sh -c "printf '%s' '$out' | grep -q '\"pid\":$qpid,\"gpa\":\"0x100000\"' &&
+		grep -q '\"event\":\"poison_done\",\"gpa\":\"0x100000\",\"status\":0' '$t/watch.out'"
+hva=$(printf '%s' "$out" | sed -n 's/.*"hva":"\(0x[0-9a-f]*\)".*/\1/p')
+pfn=$(printf '%s' "$out" | sed -n 's/.*"pfn":"\(0x[0-9a-f]*\)".*/\1/p')
+# the PFN, read independently: pagemap entry bits 0-54
+want=$([ -n "$hva" ] && python3 -c "
+import struct
+with open('/proc/$qpid/pagemap', 'rb') as f:
+    f.seek(($hva // 4096) * 8)
+    e = struct.unpack('<Q', f.read(8))[0]
+print(hex(e & ((1 << 55) - 1)) if e >> 63 else 'absent')" 2>&1)
+check lv-pfn "the PFN written ($(cat "$t/debugfs/hwpoison/corrupt-pfn")) is pagemap's for QEMU's hva $hva ($want)" \
+	sh -c "[ -n '$pfn' ] && [ '$pfn' = '$want' ] && [ \$((\$(cat '$t/debugfs/hwpoison/corrupt-pfn'))) -eq \$(($want)) ]"
+: >"$t/debugfs/hwpoison/corrupt-pfn"
+
+echo "poison 0xfee00000" >&3
+wait_line '"event":"poison_done","gpa":"0xfee00000"'
+check lv-not-ram "a GPA that is not RAM is refused (status 1, libvirt's gpa2hva answer quoted), the watch goes on" \
+	sh -c "grep -q '\"gpa\":\"0xfee00000\",\"status\":1' '$t/watch.out' &&
+		grep -q 'has no RAM at GPA 0xfee00000' '$t/watch.err' && kill -0 $wpid"
+echo "poison banana" >&3
+echo "poison 0x100000" >&3
+wait_line '"event":"poison_done","gpa":"0x100000","status":0' 2
+check lv-bad-request "a malformed request is refused on stderr, and the next one is served" \
+	grep -q "ignoring 'poison banana'" "$t/watch.err"
+: >"$t/debugfs/hwpoison/corrupt-pfn"
+echo quit >&3
+exec 3>&-
+wait $wpid
+wrc=$?
+wpid=
+check lv-quit "on quit the watch destroys the domain it started and exits 2 (a request was malformed; got $wrc)" \
+	sh -c "[ $wrc -eq 2 ] && ! kill -0 $qpid 2>/dev/null"
+check lv-lifecycle "the watch reported the domain's start and stop" \
+	sh -c "grep -q '\"lifecycle\":\"started\"' '$t/watch.out' && grep -q '\"lifecycle\":\"stopped\"' '$t/watch.out'"
+sed 's/^/  watch(stderr): /' "$t/watch.err" | grep -v ' info : \| warning : '
+
+expect lv-no-domain 1 'no domain nosuch' "$tool" --connect "$uri" --domain nosuch --debugfs "$t/debugfs" 0x100000
+expect lv-bad-uri 1 'cannot connect to libvirt at bogus:///x' \
+	"$tool" --connect bogus:///x --domain d --debugfs "$t/debugfs" 0x100000
+# libvirt's test driver: a domain whose driver has no QEMU monitor
+expect lv-no-monitor 1 "query-cpus-fast through libvirt: this function is not supported" \
+	"$tool" --connect test:///default --domain test --debugfs "$t/debugfs" 0x100000
+expect lv-watch-quit 0 '"event":"watch_ready"' \
+	sh -c "echo quit | '$tool' --connect test:///default --watch --domain test"
+expect lv-start-needs-domain 2 'usage' "$tool" --connect "$uri" --watch --start "$t/dom.xml"
+expect lv-no-soak 2 'usage' "$tool" --domain d --soak 3 --log /dev/null 0x100000
+expect lv-static 1 'built without libvirt' "$here/build/static/hwpoison-guest" --domain d 0x100000
+check lv-nothing-written "no refused request wrote a PFN" test ! -s "$t/debugfs/hwpoison/corrupt-pfn"
+finish

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include "libvirt_domain.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <libvirt/libvirt-qemu.h>
+#include <libvirt/virterror.h>
+
+#include "clock.h"
+#include "memory_failure_event.h"
+#include "qmp.h"
+
+const char *lv_last_error(void)
+{
+	const char *m = virGetLastErrorMessage();
+
+	return m ? m : "unknown libvirt error";
+}
+
+/* The Tgid: line of /proc/TID/status: the process a thread belongs to. */
+static pid_t tgid_of(long tid)
+{
+	char path[48], line[128];
+	pid_t pid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &pid) == 1)
+			break;
+	fclose(f);
+	return pid;
+}
+
+/*
+ * libvirt's error message lives until its next call (even virDomainGetName()
+ * resets it): every message below takes the name first, the error last.
+ */
+pid_t lv_qemu_pid(virDomainPtr dom, char *err, size_t len)
+{
+	const char *name = virDomainGetName(dom);
+	char *reply = NULL;
+	long tid;
+	pid_t pid;
+
+	/*
+	 * libvirt's API has no call for the emulator's pid; the monitor names
+	 * each vCPU thread, and a thread's Tgid is its process.
+	 */
+	if (virDomainQemuMonitorCommand(dom, "{\"execute\":\"query-cpus-fast\"}", &reply, 0) < 0) {
+		snprintf(err, len, "domain %s: query-cpus-fast through libvirt: %s", name,
+			 lv_last_error());
+		return -1;
+	}
+	if (qmp_first_thread_id(reply, &tid)) {
+		snprintf(err, len, "domain %s: query-cpus-fast named no vCPU thread: %.200s", name,
+			 reply);
+		free(reply);
+		return -1;
+	}
+	free(reply);
+	pid = tgid_of(tid);
+	if (pid <= 0)
+		snprintf(err, len, "domain %s: its vCPU thread %ld is not a process here "
+			 "(is libvirt's QEMU on another host or in another pid namespace?)", name, tid);
+	return pid;
+}
+
+int lv_gpa2hva(virDomainPtr dom, uint64_t gpa, uint64_t *hva, char *err, size_t len)
+{
+	const char *name = virDomainGetName(dom);
+	char cmd[64], *reply = NULL;
+
+	snprintf(cmd, sizeof(cmd), "gpa2hva %#" PRIx64, gpa);
+	if (virDomainQemuMonitorCommand(dom, cmd, &reply, VIR_DOMAIN_QEMU_MONITOR_COMMAND_HMP) < 0) {
+		snprintf(err, len, "domain %s: gpa2hva through libvirt: %s", name, lv_last_error());
+		return -1;
+	}
+	if (qmp_parse_gpa2hva(reply, gpa, hva)) {
+		reply[strcspn(reply, "\r\n")] = 0;
+		snprintf(err, len, "domain %s has no RAM at GPA %#" PRIx64 ": '%.200s'", name, gpa,
+			 reply);
+		free(reply);
+		return -1;
+	}
+	free(reply);
+	return 0;
+}
+
+/* every failure is reported once, by us, with what we were doing */
+static void keep_quiet(void *opaque, virErrorPtr error)
+{
+	(void)opaque;
+	(void)error;
+}
+
+virConnectPtr lv_open(const char *uri, char *err, size_t len)
+{
+	virConnectPtr conn;
+
+	virSetErrorFunc(NULL, keep_quiet);
+	/* before the connection: the embedded driver's monitors run on it */
+	if (virEventRegisterDefaultImpl() < 0) {
+		snprintf(err, len, "libvirt's event loop: %s", lv_last_error());
+		return NULL;
+	}
+	conn = virConnectOpen(uri);
+	if (!conn)
+		snprintf(err, len, "cannot connect to libvirt at %s: %s", uri ? uri : "(default URI)",
+			 lv_last_error());
+	return conn;
+}
+
+struct watch {
+	const struct lv_watch_options *opt;
+	virConnectPtr conn;
+	virDomainPtr dom;
+	int started;		/* we created dom: destroy it on the way out */
+	int done, status;
+	int stopped;		/* the watched domain's STOPPED event was printed */
+	int drained;		/* gave up waiting for it */
+	char line[256];
+	size_t have;
+};
+
+static int wants(const struct watch *w, virDomainPtr dom)
+{
+	return !w->opt->domain || !strcmp(virDomainGetName(dom), w->opt->domain);
+}
+
+static void print_line(const char *line)
+{
+	fputs(line, stdout);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+static void on_memory_failure(virConnectPtr conn, virDomainPtr dom, int recipient, int action,
+			      unsigned int flags, void *opaque)
+{
+	char line[512];
+
+	(void)conn;
+	if (!wants(opaque, dom))
+		return;
+	mf_format(line, sizeof(line), virDomainGetName(dom), recipient, action, flags,
+		  monotonic_ns());
+	print_line(line);
+}
+
+static const char *lifecycle_name(int event)
+{
+	static const char *const names[] = {
+		[VIR_DOMAIN_EVENT_DEFINED] = "defined", [VIR_DOMAIN_EVENT_UNDEFINED] = "undefined",
+		[VIR_DOMAIN_EVENT_STARTED] = "started", [VIR_DOMAIN_EVENT_SUSPENDED] = "suspended",
+		[VIR_DOMAIN_EVENT_RESUMED] = "resumed", [VIR_DOMAIN_EVENT_STOPPED] = "stopped",
+		[VIR_DOMAIN_EVENT_SHUTDOWN] = "shutdown", [VIR_DOMAIN_EVENT_PMSUSPENDED] = "pmsuspended",
+		[VIR_DOMAIN_EVENT_CRASHED] = "crashed",
+	};
+
+	return event >= 0 && event < (int)(sizeof(names) / sizeof(names[0])) && names[event] ?
+	       names[event] : "other";
+}
+
+static int on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *opaque)
+{
+	struct watch *w = opaque;
+	char line[512], name[256];
+
+	(void)conn;
+	if (!wants(w, dom))
+		return 0;
+	mf_json_escape(name, sizeof(name), virDomainGetName(dom));
+	snprintf(line, sizeof(line), "{\"event\":\"domain_lifecycle\",\"domain\":\"%s\","
+		 "\"lifecycle\":\"%s\",\"detail\":%d,\"t_ns\":%" PRIu64 "}", name,
+		 lifecycle_name(event), detail, monotonic_ns());
+	print_line(line);
+	/* the watched guest is gone: nothing left to poison or to hear from */
+	if (w->opt->domain && event == VIR_DOMAIN_EVENT_STOPPED)
+		w->done = w->stopped = 1;
+	return 0;
+}
+
+/* One request from stdin: "poison GPA" or "quit". */
+static void run_command(struct watch *w, char *cmd)
+{
+	char line[320], *arg, *end;
+	unsigned long long gpa;
+	int status;
+
+	cmd[strcspn(cmd, "\r")] = 0;
+	if (!*cmd)
+		return;
+	if (!strcmp(cmd, "quit")) {
+		w->done = 1;
+		return;
+	}
+	arg = strchr(cmd, ' ');
+	if (arg && !strncmp(cmd, "poison", (size_t)(arg - cmd)) && w->dom) {
+		errno = 0;
+		gpa = strtoull(arg + 1, &end, 0);
+		if (!errno && end != arg + 1 && !*end) {
+			status = w->opt->poison(w->dom, gpa);
+			if (status)
+				w->status = status;
+			snprintf(line, sizeof(line), "{\"event\":\"poison_done\",\"gpa\":\"%#llx\","
+				 "\"status\":%d,\"t_ns\":%" PRIu64 "}", gpa, status, monotonic_ns());
+			print_line(line);
+			return;
+		}
+	}
+	fprintf(stderr, "hwpoison-guest: watch: ignoring '%.200s': the requests are 'poison GPA'"
+		" (with --domain) and 'quit'\n", cmd);
+	w->status = 2;
+}
+
+static void on_stdin(int watch_id, int fd, int events, void *opaque)
+{
+	struct watch *w = opaque;
+	ssize_t n;
+	char *nl;
+
+	(void)watch_id;
+	(void)events;
+	n = read(fd, w->line + w->have, sizeof(w->line) - 1 - w->have);
+	if (n <= 0) {
+		w->done = 1;	/* EOF: whoever drives us is gone */
+		return;
+	}
+	w->have += (size_t)n;
+	w->line[w->have] = 0;
+	while ((nl = strchr(w->line, '\n'))) {
+		*nl = 0;
+		run_command(w, w->line);
+		w->have -= (size_t)(nl + 1 - w->line);
+		memmove(w->line, nl + 1, w->have + 1);
+	}
+	if (w->have == sizeof(w->line) - 1) {
+		fprintf(stderr, "hwpoison-guest: watch: a request longer than %zu bytes: dropped\n",
+			sizeof(w->line) - 2);
+		w->have = 0;
+		w->status = 2;
+	}
+}
+
+static void on_signal(int watch_id, int fd, int events, void *opaque)
+{
+	struct signalfd_siginfo si;
+
+	(void)watch_id;
+	(void)events;
+	if (read(fd, &si, sizeof(si)) == sizeof(si))
+		((struct watch *)opaque)->done = 1;
+}
+
+static void on_drain_timeout(int timer, void *opaque)
+{
+	(void)timer;
+	((struct watch *)opaque)->drained = 1;
+}
+
+static int start_domain(struct watch *w)
+{
+	char err[512], line[512], name[256];
+	char *xml = NULL;
+	size_t cap = 0;
+	FILE *f = fopen(w->opt->start_xml, "r");
+	pid_t pid;
+
+	if (!f || getdelim(&xml, &cap, 0, f) < 0) {
+		fprintf(stderr, "hwpoison-guest: cannot read domain XML %s: %s\n", w->opt->start_xml,
+			strerror(errno));
+		if (f)
+			fclose(f);
+		free(xml);
+		return -1;
+	}
+	fclose(f);
+	/*
+	 * The guest lives no longer than this watch, which destroys it on the
+	 * way out: libvirt 9.0's embedded driver refuses AUTODESTROY ("not
+	 * supported for embedded drivers yet"), so a watch killed by SIGKILL
+	 * leaves its QEMU running.
+	 */
+	w->dom = virDomainCreateXML(w->conn, xml, 0);
+	free(xml);
+	if (!w->dom) {
+		fprintf(stderr, "hwpoison-guest: cannot start the domain in %s: %s\n",
+			w->opt->start_xml, lv_last_error());
+		return -1;
+	}
+	w->started = 1;
+	if (strcmp(virDomainGetName(w->dom), w->opt->domain)) {
+		fprintf(stderr, "hwpoison-guest: %s starts domain %s, not the --domain %s\n",
+			w->opt->start_xml, virDomainGetName(w->dom), w->opt->domain);
+		return -1;
+	}
+	pid = lv_qemu_pid(w->dom, err, sizeof(err));
+	if (pid < 0)
+		fprintf(stderr, "hwpoison-guest: %s\n", err);
+	mf_json_escape(name, sizeof(name), virDomainGetName(w->dom));
+	snprintf(line, sizeof(line), "{\"event\":\"domain_started\",\"domain\":\"%s\",\"pid\":%d,"
+		 "\"t_ns\":%" PRIu64 "}", name, (int)pid, monotonic_ns());
+	print_line(line);
+	return 0;
+}
+
+int lv_watch(const struct lv_watch_options *opt)
+{
+	struct watch w = { .opt = opt };
+	char err[512];
+	sigset_t sigs;
+	int sfd, cb_mf, cb_life;
+
+	w.conn = lv_open(opt->uri, err, sizeof(err));
+	if (!w.conn) {
+		fprintf(stderr, "hwpoison-guest: %s\n", err);
+		return 1;
+	}
+	cb_mf = virConnectDomainEventRegisterAny(w.conn, NULL, VIR_DOMAIN_EVENT_ID_MEMORY_FAILURE,
+						 VIR_DOMAIN_EVENT_CALLBACK(on_memory_failure), &w,
+						 NULL);
+	cb_life = virConnectDomainEventRegisterAny(w.conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+						   VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), &w, NULL);
+	if (cb_mf < 0 || cb_life < 0) {
+		fprintf(stderr, "hwpoison-guest: cannot subscribe to domain events: %s\n",
+			lv_last_error());
+		virConnectClose(w.conn);
+		return 1;
+	}
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
+	if (sfd < 0 || virEventAddHandle(sfd, VIR_EVENT_HANDLE_READABLE, on_signal, &w, NULL) < 0 ||
+	    virEventAddHandle(STDIN_FILENO, VIR_EVENT_HANDLE_READABLE, on_stdin, &w, NULL) < 0) {
+		fprintf(stderr, "hwpoison-guest: cannot watch stdin and signals: %s\n",
+			sfd < 0 ? strerror(errno) : lv_last_error());
+		virConnectClose(w.conn);
+		return 1;
+	}
+	if (opt->start_xml && start_domain(&w)) {
+		if (w.dom) {
+			virDomainDestroy(w.dom);
+			virDomainFree(w.dom);
+		}
+		virConnectClose(w.conn);
+		return 1;
+	}
+	if (!w.dom && opt->domain) {
+		w.dom = virDomainLookupByName(w.conn, opt->domain);
+		if (!w.dom) {
+			fprintf(stderr, "hwpoison-guest: no domain %s: %s\n", opt->domain,
+				lv_last_error());
+			virConnectClose(w.conn);
+			return 1;
+		}
+	}
+	print_line("{\"event\":\"watch_ready\"}");
+	while (!w.done)
+		if (virEventRunDefaultImpl() < 0) {
+			fprintf(stderr, "hwpoison-guest: libvirt's event loop: %s\n", lv_last_error());
+			w.status = 1;
+			break;
+		}
+	if (w.started && virDomainIsActive(w.dom) == 1 && virDomainDestroy(w.dom) == 0) {
+		/* its "stopped" event, so that the output ends as the guest did (at most 5 s) */
+		int t = virEventAddTimeout(5000, on_drain_timeout, &w, NULL);
+
+		while (!w.stopped && !w.drained && t >= 0 && virEventRunDefaultImpl() == 0)
+			;
+		if (t >= 0)
+			virEventRemoveTimeout(t);
+	}
+	if (w.dom)
+		virDomainFree(w.dom);
+	virConnectDomainEventDeregisterAny(w.conn, cb_mf);
+	virConnectDomainEventDeregisterAny(w.conn, cb_life);
+	virConnectClose(w.conn);
+	return w.status;
+}
