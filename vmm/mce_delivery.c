@@ -265,6 +265,8 @@ static int deliver(struct vcpu *v, struct pending_mce *p)
 	}
 	if (state != MCE_GUEST_READY) {
 		const struct vmm_options *opt = v->vm->opt;
+
+		p->recursive = !ao && state == MCE_GUEST_IN_MCE;
 		int reset = opt->reset_on_unrecoverable && v->vm->boot_count <= opt->max_resets;
 
 		return stop_vcpu(v, p, reset ? "reset" : "stop", why, reset);

@@ -66,11 +66,21 @@ void mce_event_report(int vcpu_id, const struct pending_mce *p, const char *acti
 			 (unsigned long long)p->t_queued);
 	if (p->lsb_out_of_range)
 		snprintf(lsb, sizeof(lsb), ",\"lsb_out_of_range\":true,\"lsb_used\":%u", p->lsb);
+	/*
+	 * recipient, action, action_required, recursive: QEMU's MEMORY_FAILURE
+	 * event's words (qapi/run-state.json), so that one reader takes both
+	 * VMMs' reports (hwpoison-guest --watch prints QEMU's through libvirt).
+	 * "stop" is ours alone: where QEMU resets a guest that cannot take the
+	 * machine check, hwlab-vmm stops it unless told to reset.
+	 */
 	report("sigbus",
 	       "\"si_code\":\"%s\",\"hva\":\"%#lx\",\"gpa\":%s,\"lsb\":%d%s,\"pages\":%llu,"
-	       "\"action\":\"%s\",\"vcpu\":%s,\"latency_ns\":%llu,\"signal_t_ns\":%llu%s%s%s%s%s",
+	       "\"recipient\":\"%s\",\"action\":\"%s\",\"action_required\":%s,\"recursive\":%s,"
+	       "\"vcpu\":%s,\"latency_ns\":%llu,\"signal_t_ns\":%llu%s%s%s%s%s",
 	       sigbus_code_name(p->ev.code), (unsigned long)p->ev.addr, gpa, p->ev.lsb, lsb,
-	       (unsigned long long)(p->ext.slot ? p->ext.len / GUEST_PAGE_SIZE : 0), action, vcpu,
+	       (unsigned long long)(p->ext.slot ? p->ext.len / GUEST_PAGE_SIZE : 0),
+	       p->ext.slot ? "guest" : "hypervisor", action,
+	       p->ev.code == BUS_MCEERR_AR ? "true" : "false", p->recursive ? "true" : "false", vcpu,
 	       (unsigned long long)(now - p->ev.t_ns), (unsigned long long)p->ev.t_ns, queued, mce,
 	       reason ? ",\"reason\":\"" : "", reason ? reason : "", reason ? "\"" : "");
 }

@@ -19,6 +19,7 @@ struct pending_mce {
 	unsigned int lsb;		/* the granule used: ev.lsb, or 12 if out of range */
 	uint64_t t_queued;		/* AO: when the monitor queued it for a vCPU (0: not) */
 	int lsb_out_of_range;
+	int recursive;			/* an AR that found the guest in an #MC already */
 };
 
 /*

@@ -81,7 +81,11 @@ static void die_consumed(const siginfo_t *si)
 	} else {
 		put("null");
 	}
-	put(",\"action\":\"fatal\",\"reason\":\"");
+	/* in the words of QEMU's MEMORY_FAILURE event, as mce_event_report() */
+	put(in_ram ? ",\"recipient\":\"guest\"" : ",\"recipient\":\"hypervisor\"");
+	put(",\"action\":\"fatal\",\"action_required\":");
+	put(si->si_code == BUS_MCEERR_AR ? "true" : "false");
+	put(",\"recursive\":false,\"reason\":\"");
 	if (si->si_code != BUS_MCEERR_AR && si->si_code != BUS_MCEERR_AO)
 		put("SIGBUS that is not a memory error (a bad access by the VMM itself)");
 	else if (in_ram)
