@@ -1,50 +1,121 @@
 # Side by side with QEMU (issue #12), in one outer-VM boot: the distro's
-# QEMU (qemu-system-x86_64 -accel kvm, packed into this image with its
-# libraries and firmware) and hwlab-vmm each boot the same bzImage and
-# initramfs, and the same page of the same inner process is poisoned from
-# the outer kernel's debugfs (hwpoison-guest; for QEMU the GPA -> HVA comes
-# from its own monitor, gpa2hva over QMP). Per VMM and case one
-# "HWLAB-MEASURE compare" line: what the inner kernel read from the bank
-# (MCG_STATUS, MCi_STATUS, ADDR, MISC, from its mce log lines), what it did,
-# whether the inner process got its SIGBUS and the guest lived, and the
-# times from the corrupt-pfn write, all on the outer VM's CLOCK_MONOTONIC
-# (QEMU's console and stderr go through hwlab-stamp). tests/compare.py
-# makes the table (make compare). The checks hold what must be true of
-# each VMM; which guest survives is measured, not assumed.
+# QEMU (-accel kvm, packed into this image with its libraries and
+# firmware), run by libvirt as its users run it, and hwlab-vmm each boot the
+# same bzImage and initramfs, and the same page of the same inner process is
+# poisoned from the outer kernel's debugfs. For QEMU, hwpoison-guest is a
+# libvirt client: its watch (--watch --start) starts the domain through the
+# embedded driver (qemu:///embed, no daemon: the driver runs in the client,
+# so the one watch process starts the domain, finds QEMU's pid and the
+# GPA -> HVA through libvirt, poisons, and hears QEMU's own MEMORY_FAILURE
+# events). Per VMM and case one "HWLAB-MEASURE compare" line: what the inner
+# kernel read from the bank (MCG_STATUS, MCi_STATUS, ADDR, MISC, from its
+# mce log lines), what it did, whether the inner process got its SIGBUS and
+# the guest lived, each VMM's own report in QEMU's MEMORY_FAILURE words
+# (recipient:action:AR|AO), and the times from the corrupt-pfn write, all
+# on the outer VM's CLOCK_MONOTONIC (QEMU's console goes through
+# hwlab-stamp; its injection time is its event's arrival at the watch).
+# tests/compare.py makes the table (make compare). The checks hold what
+# must be true of each VMM; which guest survives is measured, not assumed.
 . /hwlab/scenarios/_lib.sh
+# a request to a watch that died fails its write (EPIPE), not this script
+trap '' PIPE
 QEMU=/usr/bin/qemu-system-x86_64
-qmp=/tmp/qmp.sock
+LIBVIRT_CONF=/hwlab/lib/libvirt-qemu.conf
+. /hwlab/lib/libvirt_embed.sh
+lv_root=/tmp/libvirt
+embed_root_init $lv_root
+lv_uri=$(embed_uri $lv_root)
+qemu_log=$lv_root/log/qemu/hwlab-qemu.log
 
-# start_qemu CONSOLE "GUEST ARGS" QEMU_ARGS... : boot the Linux guest in QEMU
-# (sets vmm_pid, QEMU's pid) and wait for its target's INNER-READY
+# qemu_domain_xml "GUEST ARGS" : the domain: what the QMP-driven runs gave
+# QEMU on its command line (-accel kvm -cpu host -m 128 -smp 1, -kernel,
+# -initrd, -append, a serial port, no reboot), in libvirt's words; the
+# serial port is a pipe (/tmp/qcon.out) that hwlab-stamp reads
+qemu_domain_xml() {
+	cat <<EOF
+<domain type='kvm'>
+  <name>hwlab-qemu</name>
+  <memory unit='MiB'>128</memory>
+  <vcpu>1</vcpu>
+  <cpu mode='host-passthrough'/>
+  <os>
+    <type arch='x86_64' machine='pc'>hvm</type>
+    <kernel>$LINUX_KERNEL</kernel>
+    <initrd>$LINUX_INITRD</initrd>
+    <cmdline>$(linux_append "$1")</cmdline>
+  </os>
+  <on_poweroff>destroy</on_poweroff>
+  <on_reboot>destroy</on_reboot>
+  <on_crash>destroy</on_crash>
+  <devices>
+    <emulator>$QEMU</emulator>
+    <serial type='pipe'><source path='/tmp/qcon'/></serial>
+    <controller type='usb' model='none'/>
+    <memballoon model='none'/>
+  </devices>
+</domain>
+EOF
+}
+# wait_lv FILE FRAGMENT... : until the watch wrote a line with them all, or
+# it ended; bounded at 120 s
+wait_lv() {
+	wl_f=$1 wl_n=0
+	shift
+	while ! json_line "$wl_f" "$@" >/dev/null && kill -0 "$watch_pid" 2>/dev/null &&
+		[ $wl_n -lt 1200 ]; do
+		sleep 0.1
+		wl_n=$((wl_n + 1))
+	done
+	json_line "$wl_f" "$@" >/dev/null
+}
+# start_qemu CONSOLE "GUEST ARGS" : boot the Linux guest in QEMU through
+# libvirt (sets vmm_pid, QEMU's pid, and lv, the watch's output) and wait
+# for its target's INNER-READY
 start_qemu() {
 	sq_con=$1 sq_app=$2
-	shift 2
-	rm -f $qmp /tmp/qemu.pid
+	lv=${sq_con%.con}.lv
 	: >"$sq_con"
-	# -no-reboot: a guest that panics (panic=-1) makes QEMU exit, which ends the waits
-	( timeout -s KILL "${VMM_TIMEOUT:-180}" $QEMU -accel kvm -cpu host -m 128 -smp 1 \
-		-nodefaults -nographic -no-reboot -pidfile /tmp/qemu.pid \
-		-kernel "$LINUX_KERNEL" -initrd "$LINUX_INITRD" \
-		-append "$(linux_append "$sq_app")" -serial stdio \
-		-qmp unix:$qmp,server=on,wait=off "$@" 2>&1 | hwlab-stamp >"$sq_con" ) &
-	sq_n=0
-	while [ ! -s /tmp/qemu.pid ] && [ $sq_n -lt 300 ]; do
-		sleep 0.1
-		sq_n=$((sq_n + 1))
-	done
-	vmm_pid=$(cat /tmp/qemu.pid 2>/dev/null)
+	rm -f /tmp/qcon.in /tmp/qcon.out /tmp/lv.req
+	mkfifo /tmp/qcon.in /tmp/qcon.out /tmp/lv.req
+	mkdir -p "$(dirname $qemu_log)" && : >$qemu_log
+	qemu_domain_xml "$sq_app" >/tmp/qemu.xml
+	# opens when QEMU does; ends when QEMU goes
+	hwlab-stamp </tmp/qcon.out >"$sq_con" &
+	stamp_pid=$!
+	timeout -s KILL "${VMM_TIMEOUT:-180}" hwpoison-guest --connect "$lv_uri" --watch \
+		--domain hwlab-qemu --start /tmp/qemu.xml </tmp/lv.req >"$lv" 2>"$lv.err" &
+	watch_pid=$!
+	exec 3>/tmp/lv.req
+	wait_lv "$lv" '"event":"watch_ready"'
+	vmm_pid=$(sed -n 's/.*"event":"domain_started".*"pid":\([0-9]*\).*/\1/p' "$lv")
+	if [ -z "$vmm_pid" ]; then
+		sed 's/^/  watch: /' "$lv" "$lv.err"
+		vmm_pid=$watch_pid
+		return 1
+	fi
 	wait_console "$sq_con" 'INNER-READY tag=target'
-	echo "  start_qemu: pid $vmm_pid, guest ready: $(grep -c . "$sq_con") console lines"
+	echo "  start_qemu: libvirt's QEMU pid $vmm_pid, guest ready: $(grep -c . "$sq_con") console lines"
 }
+# stop_qemu : the watch destroys the domain it started and ends
 stop_qemu() {
-	kill -TERM "$vmm_pid" 2>/dev/null
+	echo quit >&3 2>/dev/null
+	exec 3>&-
 	sq_n=0
-	while kill -0 "$vmm_pid" 2>/dev/null && [ $sq_n -lt 100 ]; do
+	while kill -0 "$watch_pid" 2>/dev/null && [ $sq_n -lt 300 ]; do
 		sleep 0.1
 		sq_n=$((sq_n + 1))
 	done
+	kill -KILL "$watch_pid" "$vmm_pid" "$stamp_pid" 2>/dev/null
 	wait
+}
+# mf_words FILE FRAGMENT... : a VMM's report of one event in QEMU's
+# MEMORY_FAILURE words, recipient:action:AR|AO[:recursive] (joined by +);
+# hwlab-vmm's sigbus lines and the watch's memory_failure lines both carry
+# them, in that order
+mf_words() {
+	matching "$@" |
+		sed -n 's/.*"recipient":"\([a-z]*\)","action":"\([a-z]*\)","action_required":\([a-z]*\),"recursive":\([a-z]*\).*/\1:\2:\3:\4/p' |
+		sed 's/:true:/:AR:/; s/:false:/:AO:/; s/:false$//; s/:true$/:recursive/' | tr '\n' '+' | sed 's/+$//'
 }
 # wait_outcome CONSOLE PFN : until the inner kernel recovered PFN, or panicked,
 # or the VMM ended; bounded at 60 s
@@ -110,27 +181,38 @@ measure() {
 # (its guest does not live through one: a boot per event)
 qemu_event() {
 	qe_con=q-$1-$2.con
-	start_qemu $qe_con "$3"
+	if ! start_qemu $qe_con "$3"; then
+		check qemu-$1-$2-started "libvirt started QEMU (see the watch's lines above)" false
+		stop_qemu
+		return 1
+	fi
 	gpa=$(page_field $qe_con 2 gpa)
-	out=$(hwpoison-guest --qmp $qmp "$vmm_pid" "$gpa" 2>&1)
+	echo "poison $gpa" >&3
+	wait_lv "$lv" '"event":"poison_done"' "\"gpa\":\"$gpa\""
+	out=$(json_line "$lv" '"event":"poison"' "\"gpa\":\"$gpa\"")
 	t0=$(echo "$out" | sed -n 's/.*"t_ns":\([0-9]*\)}/\1/p')
 	wait_outcome $qe_con "$(printf '%#x' $((gpa >> 12)))"
-	# its own report, on stderr: "Guest MCE Memory Error at QEMU addr ... and
-	# GUEST addr ... of type BUS_MCEERR_A? injected"
-	t_inj=$(first_stamp $qe_con "$t0" "Guest MCE Memory Error .*GUEST addr $gpa")
-	# QEMU asks the kernel for early kill of itself: an AO comes as well as the AR
-	qe_rep=$(sed -n "s/.*Guest MCE Memory Error .*GUEST addr $gpa of type BUS_MCEERR_\(A[RO]\) injected.*/inject-\1/p" \
-		$qe_con | tr '\n' '+' | sed 's/+$//')
-	measure qemu $1 $qe_con 2 "$gpa" "$t0" "$t_inj" "${qe_rep:--}"
+	# its own report: the MEMORY_FAILURE event, as libvirt delivered it to
+	# the watch (QEMU asks the kernel for early kill of itself: an AO can
+	# come as well as the AR)
+	wait_lv "$lv" '"event":"memory_failure"'
+	t_inj=$(matching "$lv" '"event":"memory_failure"' '"recipient":"guest"' '"action":"inject"' |
+		sed -n 's/.*"t_ns":\([0-9]*\)}/\1/p' | awk -v t0="$t0" '$1 >= t0 { print; exit }')
+	measure qemu $1 $qe_con 2 "$gpa" "$t0" "$t_inj" "$(mf_words "$lv" '"event":"memory_failure"')"
 	stop_qemu
 	if [ "$2" = 1 ]; then
 		echo "  qemu $1: $out"
-		grep -E 'qemu-system|Machine check|Memory failure|mce:|panic|INNER-SIGBUS|INNER-MCELOG' $qe_con |
+		sed 's/^/  watch: /' "$lv"
+		grep -E 'Machine check|Memory failure|mce:|panic|INNER-SIGBUS|INNER-MCELOG' $qe_con |
 			sed 's/^/  con: [qemu] /'
-		check qemu-$1-tool "hwpoison-guest found QEMU's page for GPA $gpa through its monitor" \
-			sh -c "echo '$out' | grep -q '\"gpa\":\"$gpa\"'"
-		check qemu-$1-injected "QEMU reported its injection for GPA $gpa" \
-			grep -q "Guest MCE Memory Error .*GUEST addr $gpa of type" $qe_con
+		grep -E 'MCE|memory error|Memory Error' $qemu_log | sed 's/^/  qemu(stderr): /'
+		check qemu-$1-libvirt "libvirt's embedded driver started QEMU (pid $vmm_pid)" \
+			json_line "$lv" '"event":"domain_started"' "\"pid\":$vmm_pid"
+		check qemu-$1-tool "hwpoison-guest found QEMU's page for GPA $gpa through libvirt" \
+			sh -c "echo '$out' | grep -q '\"pid\":$vmm_pid,\"gpa\":\"$gpa\"'"
+		check qemu-$1-injected "QEMU reported its injection for GPA $gpa on stderr and as a MEMORY_FAILURE event" \
+			sh -c "grep -q 'Guest MCE Memory Error .*GUEST addr $gpa of type' $qemu_log &&
+			       grep -q '\"recipient\":\"guest\",\"action\":\"inject\"' $lv"
 	fi
 }
 
@@ -150,9 +232,7 @@ hwlab_events() {
 		wait_for h-$1.log '"event":"sigbus"' "\"gpa\":\"$gpa\"" '"action":"inject"'
 		t_inj=$(json_line h-$1.log '"event":"sigbus"' "\"gpa\":\"$gpa\"" '"action":"inject"' |
 			sed -n 's/.*"t_ns":\([0-9]*\)}/\1/p')
-		he_rep=$(matching h-$1.log '"event":"sigbus"' "\"gpa\":\"$gpa\"" |
-			sed -n 's/.*"si_code":"BUS_MCEERR_\(A[RO]\)".*"action":"\([a-z]*\)".*/\2-\1/p' |
-			tr '\n' '+' | sed 's/+$//')
+		he_rep=$(mf_words h-$1.log '"event":"sigbus"' "\"gpa\":\"$gpa\"")
 		measure hwlab-vmm $1 $he_con $idx "$gpa" "$t0" "$t_inj" "${he_rep:--}"
 		he_i=$((he_i + 1))
 	done
@@ -215,7 +295,7 @@ check qemu-present "the comparison image carries QEMU and its libraries" $QEMU -
 qemu_events() {
 	qs_n=1
 	while [ $qs_n -le "$events" ]; do
-		qemu_event "$1" $qs_n "$2"
+		qemu_event "$1" $qs_n "$2" || break
 		qs_n=$((qs_n + 1))
 	done
 }
@@ -232,17 +312,18 @@ qemu_events early "hwlab_inner.mode=early hwlab_inner.interval_ms=30000"
 hwlab_events early "$events" "hwlab_inner.mode=early hwlab_inner.interval_ms=30000" "--mce-kill early"
 
 # outside guest RAM: a page of the VMM's own heap, early kill (an AO)
-start_qemu q-outside.con "hwlab_inner.pages=8"
+start_qemu q-outside.con "hwlab_inner.pages=8" ||
+	check qemu-outside-started "libvirt started QEMU (see the watch's lines above)" false
 outside_event qemu q-outside.con
-outside_line qemu "$(grep -m1 -E 'qemu-system-x86_64: .*(memory error|Memory Error)' q-outside.con |
-	sed 's/.*qemu-system-x86_64: //; s/ /_/g')"
+wait_lv "$lv" '"event":"memory_failure"'
+outside_line qemu "$(mf_words "$lv" '"event":"memory_failure"')"
+grep -E 'memory error|Memory Error' $qemu_log | sed 's/^/  qemu(stderr): /'
 stop_qemu
-grep -E 'qemu-system|panic' q-outside.con | sed 's/^/  con: [qemu] /'
+sed 's/^/  watch: /' "$lv"
+grep -E 'panic' q-outside.con | sed 's/^/  con: [qemu] /'
 start_linux h-outside.log h-outside.con "hwlab_inner.pages=8" --mce-kill early
 outside_event hwlab-vmm h-outside.con
-outside_line hwlab-vmm "$(matching h-outside.log '"event":"sigbus"' '"gpa":null' |
-	sed -n 's/.*"si_code":"BUS_MCEERR_\(A[RO]\)".*"action":"\([a-z]*\)".*/\2-\1/p' |
-	tr '\n' '+' | sed 's/+$//')"
+outside_line hwlab-vmm "$(mf_words h-outside.log '"event":"sigbus"' '"gpa":null')"
 stop_vmm h-outside.log | grep -E '"gpa":null|vmm_exit|stderr'
 # Its own memory is the VMM's to lose: what it must do is say so, an AO
 # ignored as outside guest RAM, and if it then touches the page, a fatal
@@ -252,6 +333,15 @@ check hwlab-outside "hwlab-vmm: its poisoned heap page reported as outside guest
 	       { grep -q '\"event\":\"vmm_exit\"' h-outside.log ||
 	         grep -q '\"si_code\":\"BUS_MCEERR_AR\".*\"action\":\"fatal\"' h-outside.log; }"
 echo 0 >/proc/sys/vm/memory_failure_early_kill
+# One vocabulary: each VMM's own report of every event, in QEMU's
+# MEMORY_FAILURE words (QEMU's through libvirt, hwlab-vmm's own lines)
+check same-words "every event's report, from both VMMs, reads recipient:action:AR|AO" \
+	awk '/^HWLAB-MEASURE compare / { for (i = 1; i <= NF; i++) if ($i ~ /^vmm_report=/) { r = substr($i, 12); n++
+		if (r !~ /^((guest|hypervisor):(ignore|inject|fatal|reset|stop):A[RO](:recursive)?\+?)+$/) bad = 1 } }
+		END { exit bad || !n }' compare.lines
+check outside-words "its own heap page: QEMU and hwlab-vmm both report recipient hypervisor, action ignore (an AO)" \
+	sh -c "grep -q 'vmm=qemu case=outside .*vmm_report=hypervisor:ignore:AO' compare.lines &&
+	       grep -q 'vmm=hwlab-vmm case=outside .*vmm_report=hypervisor:ignore:AO' compare.lines"
 
 # What each VMM's guest read back, per event: hwlab-vmm's are exactly what
 # it reports injecting (docs/design.md: QEMU 9.1's AMD encodings), from the
