@@ -56,6 +56,25 @@ monitor=$log.monitor
 # the kernel's System.map, beside the tree it was built in (kernel/build.sh)
 symbols=$(cat "$here/build/kernel.tree" 2>/dev/null)/System.map
 rm -f "$monitor" "$log.hang" "$log.frozen"
+# What host QEMU's own threads are doing, to tell a vCPU thread asleep
+# waiting for work it was never told of (a lost wakeup, or GIF clear) from
+# one busy or blocked elsewhere: each thread's state, CPU time over 5 s,
+# kernel wait channel, and (with gdb) its user stack.
+host_qemu_threads() {
+	local pid t
+	pid=$(pgrep -f -- "-monitor unix:$monitor," | head -n 1)
+	[ -n "$pid" ] || return 0
+	echo "=== host QEMU (pid $pid): thread, state, utime+stime (ticks) now and 5 s later, wchan"
+	for t in /proc/$pid/task/*; do
+		echo "$(basename "$t") $(cut -d' ' -f3,14,15 "$t/stat" 2>/dev/null) $(cat "$t/wchan" 2>/dev/null)"
+	done
+	sleep 5
+	for t in /proc/$pid/task/*; do
+		echo "$(basename "$t") $(cut -d' ' -f3,14,15 "$t/stat" 2>/dev/null) $(cat "$t/comm" 2>/dev/null)"
+	done
+	command -v gdb >/dev/null &&
+		timeout 60 gdb -q -p "$pid" -batch -ex "info threads" -ex "thread apply all bt 12" 2>&1 | tail -n 150
+}
 watch_silence() {
 	local size=-1 now quiet=0 nudged=0
 	while sleep 10; do
@@ -76,7 +95,8 @@ watch_silence() {
 		{
 			echo "=== $(date -u +%FT%TZ): no console output for ${HWLAB_SILENCE:-180}s"
 			python3 "$here/outer-qemu/monitor.py" --symbols "$symbols" "$monitor" \
-				"info registers -a" "info lapic 0" "info lapic 1" 'x/256gx $rsp' "nmi"
+				"info registers -a" "info lapic 0" "info lapic 1" 'x/256gx $esp' "nmi"
+			host_qemu_threads
 		} >>"$log.hang" 2>&1
 		echo "boot: warning: scenario '$scenario': the VM was silent for ${HWLAB_SILENCE:-180}s;" \
 			"CPU and APIC state in $log.hang, NMI sent" >&2
@@ -85,7 +105,7 @@ watch_silence() {
 watch_silence &
 watcher=$!
 timeout --foreground -k 5 "$limit" "$qemu" -accel tcg -cpu "$cpu" -smp 2 -m 1G \
-	-nographic -no-reboot -nodefaults -serial stdio \
+	-name hwlab-outer,debug-threads=on -nographic -no-reboot -nodefaults -serial stdio \
 	-monitor "unix:$monitor,server=on,wait=off" \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 oops=panic $clock_args hwlab.scenario=$scenario ${HWLAB_APPEND:-}" \
