@@ -12,6 +12,9 @@
 # Exit:  the scenario's exit status; 124 on a hung VM, 125 on a kernel panic
 #        or a VM that stopped without reporting, 126 on a frozen VM (see
 #        watch_silence), 2 on a bad environment.
+# Env:   HWLAB_APPEND (more outer kernel arguments), HWLAB_TCG_OPTS (more
+#        -accel tcg options, ",thread=single" say: outer-qemu/freeze-rate.sh),
+#        HWLAB_SILENCE, HWLAB_NMI_WAIT (watch_silence).
 set -uo pipefail
 scenario=$1 log=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -60,20 +63,36 @@ rm -f "$monitor" "$log.hang" "$log.frozen"
 # waiting for work it was never told of (a lost wakeup, or GIF clear) from
 # one busy or blocked elsewhere: each thread's state, CPU time over 5 s,
 # kernel wait channel, and (with gdb) its user stack.
+# thread_stat /proc/PID/task/TID : its state, utime and stime (ticks); the
+# fields after its name, which has blanks in it ("CPU 0/TCG")
+thread_stat() { sed 's/.*) //' "$1/stat" 2>/dev/null | cut -d' ' -f1,12,13; }
 host_qemu_threads() {
 	local pid t
-	pid=$(pgrep -f -- "-monitor unix:$monitor," | head -n 1)
+	# QEMU itself, not the timeout(1) that started it with the same arguments
+	for pid in $(pgrep -f -- "-monitor unix:$monitor,"); do
+		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" != timeout ] && break
+		pid=
+	done
 	[ -n "$pid" ] || return 0
 	echo "=== host QEMU (pid $pid): thread, state, utime+stime (ticks) now and 5 s later, wchan"
 	for t in /proc/$pid/task/*; do
-		echo "$(basename "$t") $(cut -d' ' -f3,14,15 "$t/stat" 2>/dev/null) $(cat "$t/wchan" 2>/dev/null)"
+		echo "$(basename "$t") $(thread_stat "$t") $(cat "$t/wchan" 2>/dev/null)"
 	done
 	sleep 5
 	for t in /proc/$pid/task/*; do
-		echo "$(basename "$t") $(cut -d' ' -f3,14,15 "$t/stat" 2>/dev/null) $(cat "$t/comm" 2>/dev/null)"
+		echo "$(basename "$t") $(thread_stat "$t") $(cat "$t/comm" 2>/dev/null)"
 	done
 	command -v gdb >/dev/null &&
 		timeout 60 gdb -q -p "$pid" -batch -ex "info threads" -ex "thread apply all bt 12" 2>&1 | tail -n 150
+	# what no monitor command prints: TCG's GIF, NMI blocking and SVM
+	# interrupt masking for CPU 0, found in QEMU's memory by the RIP and RSP
+	# the monitor last printed for it
+	local rip rsp
+	read -r rip rsp < <(awk '/^CPU#/ { cpu0 = ($0 ~ /^CPU#0/) }
+		cpu0 { for (i = 1; i <= NF; i++) { split($i, kv, "=")
+			if (kv[1] == "RIP") rip = kv[2]; if (kv[1] == "RSP") rsp = kv[2] } }
+		END { print rip, rsp }' "$log.hang")
+	[ -n "$rsp" ] && timeout 120 python3 "$here/outer-qemu/tcg_flags.py" "$pid" "$rip" "$rsp"
 }
 watch_silence() {
 	local size=-1 now quiet=0 nudged=0
@@ -104,7 +123,7 @@ watch_silence() {
 }
 watch_silence &
 watcher=$!
-timeout --foreground -k 5 "$limit" "$qemu" -accel tcg -cpu "$cpu" -smp 2 -m 1G \
+timeout --foreground -k 5 "$limit" "$qemu" -accel "tcg${HWLAB_TCG_OPTS:-}" -cpu "$cpu" -smp 2 -m 1G \
 	-name hwlab-outer,debug-threads=on -nographic -no-reboot -nodefaults -serial stdio \
 	-monitor "unix:$monitor,server=on,wait=off" \
 	-kernel "$kernel" -initrd "$initrd" \
