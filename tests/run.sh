@@ -118,18 +118,23 @@ for s in "${scenarios[@]}"; do
 	t0=$(date +%s)
 	"$here/outer-qemu/boot.sh" "$s" "$logs/$s.log" "$limit"
 	rc=$?
-	if [ "$rc" -eq 126 ]; then
+	tries=1
+	while [ "$rc" -eq 126 ] && [ $tries -lt 3 ]; do
 		# The outer VM froze under host QEMU's TCG (boot.sh: silent, and
 		# deaf to an NMI): no verdict on our code either way. Keep that
-		# log and run the scenario once more, from a fresh boot; a second
+		# log and run the scenario again, from a fresh boot. The last CI
+		# run froze linux_guest_edges twice in a row on a busy machine
+		# (552 s a run there, 140 s here, where 0 of 28 boots froze:
+		# outer-qemu/freeze-rate.sh), so a third boot is allowed; a third
 		# freeze fails the run.
-		mv "$logs/$s.log" "$logs/$s.frozen.log"
-		mv "$logs/$s.log.hang" "$logs/$s.frozen.log.hang" 2>/dev/null
-		echo "RETRY $s: the outer VM froze (log: build/logs/$s.frozen.log); booting it again"
+		mv "$logs/$s.log" "$logs/$s.frozen$tries.log"
+		mv "$logs/$s.log.hang" "$logs/$s.frozen$tries.log.hang" 2>/dev/null
+		echo "RETRY $s: the outer VM froze (log: build/logs/$s.frozen$tries.log); booting it again"
 		retried="$retried $s"
 		"$here/outer-qemu/boot.sh" "$s" "$logs/$s.log" "$limit"
 		rc=$?
-	fi
+		tries=$((tries + 1))
+	done
 	tally_checks "$logs/$s.log"
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		# a crash, hang or harness error with no failed assertion still fails
