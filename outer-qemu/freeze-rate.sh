@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # How often does the outer VM freeze (boot.sh's exit 126) in one scenario,
-# with and without an extra kernel argument? The two arms run side by side,
+# with and without a boot.sh setting? The two arms run side by side,
 # one boot of each at a time, so both see the same host load.
 #
 # Usage: outer-qemu/freeze-rate.sh SCENARIO RUNS [ENV_B] [HOGS]
