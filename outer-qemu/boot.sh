@@ -14,7 +14,8 @@
 #        watch_silence), 2 on a bad environment.
 # Env:   HWLAB_APPEND (more outer kernel arguments), HWLAB_TCG_OPTS (more
 #        -accel tcg options, ",thread=single" say: outer-qemu/freeze-rate.sh),
-#        HWLAB_SILENCE, HWLAB_NMI_WAIT (watch_silence).
+#        HWLAB_SILENCE, HWLAB_NMI_WAIT (watch_silence), HWLAB_HIGHRES=on
+#        (the outer kernel's one-shot tick, which host QEMU can lose: below).
 set -uo pipefail
 scenario=$1 log=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,19 +43,37 @@ limit=${3:-${table_limit:-300}}
 # frequency and trust it instead of letting it guess.
 mhz=$(awk -F: '/^cpu MHz/ { printf "%d", $2; exit }' /proc/cpuinfo 2>/dev/null)
 clock_args="tsc=reliable${mhz:+ tsc_early_khz=$((mhz * 1000))}"
+# The outer kernel's tick must be the APIC timer in periodic mode, re-armed
+# by host QEMU itself, not a one-shot timer that the kernel re-arms from its
+# own interrupt handler (what high-resolution timers do): QEMU 7.2's TCG can
+# lose that interrupt, and then nothing ever arms the timer again. Seen here
+# as the outer VM's "freeze" (CPU 0 halted with IF set, GIF set, NMI not
+# blocked, the timer's vector 236 in IRR, the vCPU thread asleep in
+# qemu_wait_io_event; outer-qemu/tcg_flags.py): helper_vmrun() sets
+# CPU_INTERRUPT_VIRQ in cs->interrupt_request with a plain read-modify-write
+# on the vCPU thread, outside the iothread lock, whenever KVM asks for an
+# interrupt window (V_IRQ); a CPU_INTERRUPT_POLL that the APIC timer sets from
+# the main loop at that moment is overwritten, so the timer's vector sits in
+# IRR with no request to take it. The window is widest when the host
+# preempts the vCPU thread inside it: a loaded CI machine. (Later QEMU
+# updates interrupt_request atomically.) With highres=off the outer kernel
+# (CONFIG_HZ_PERIODIC) keeps the APIC timer periodic, so the next tick, 4 ms
+# later, raises the request again and the lost one costs one tick.
+# HWLAB_HIGHRES=on boots as before, to measure the freeze
+# (outer-qemu/freeze-rate.sh).
+[ "${HWLAB_HIGHRES:-off}" = on ] || clock_args="$clock_args highres=off"
 
 mkdir -p "$(dirname "$log")"
-# A monitor, for a VM that goes silent: the outer VM has been seen to stop
-# with CPU 0 halted in native_safe_halt, IF set, its APIC timer's vector
-# pending in IRR, and an NMI from the monitor not taken either (no console
-# output, no load on the host; linux_guest_edges, once in a few runs). Only
-# a CPU whose GIF is clear ignores both, so this looks like host QEMU's TCG
-# leaving emulated SVM's GIF clear in the outer kernel, not a bug of ours.
-# After HWLAB_SILENCE (180) seconds without a console byte, record what its
-# CPUs and local APICs hold in LOG.hang and send an NMI. A live kernel
-# answers an NMI on its console ("NMI received for unknown reason"), so a
-# VM still silent HWLAB_NMI_WAIT (60) seconds later is frozen: stop it and
-# exit 126, so that the runner can tell a frozen emulator from a failure.
+# A monitor, for a VM that goes silent: the lost timer interrupt above left
+# the outer VM with CPU 0 halted in native_safe_halt, IF and GIF set, its APIC
+# timer's vector pending in IRR and no tick ever again. An NMI from the
+# monitor then seems unanswered too: the NMI handler's printk is deferred to
+# an irq_work that only the next tick would run. After HWLAB_SILENCE (180)
+# seconds without a console byte, record what its CPUs and local APICs hold
+# in LOG.hang and send an NMI. A live kernel answers an NMI on its console
+# ("NMI received for unknown reason"), so a VM still silent HWLAB_NMI_WAIT
+# (60) seconds later is frozen: stop it and exit 126, so that the runner can
+# tell a frozen emulator from a failure.
 monitor=$log.monitor
 # the kernel's System.map, beside the tree it was built in (kernel/build.sh)
 symbols=$(cat "$here/build/kernel.tree" 2>/dev/null)/System.map

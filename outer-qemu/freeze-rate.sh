@@ -4,10 +4,12 @@
 # one boot of each at a time, so both see the same host load.
 #
 # Usage: outer-qemu/freeze-rate.sh SCENARIO RUNS [ENV_B] [HOGS]
-#   arm A boots as make test does, arm B with ENV_B, blank-separated
-#   VAR=value settings for boot.sh (say HWLAB_APPEND=kvm_amd.vgif=0, or
-#   HWLAB_TCG_OPTS=,thread=single); HOGS busy loops run beside both
-#   (default 0). Logs: build/logs/freeze-rate/{a,b}-N.log.
+#   arm A boots as make test does (or as the environment says), arm B with
+#   ENV_B, blank-separated VAR=value settings for boot.sh; HOGS busy loops
+#   run beside both (default 0). Logs: build/logs/freeze-rate/{a,b}-N.log.
+#   The outer VM's known freeze, the one-shot tick that host QEMU can lose
+#   (boot.sh, docs/design.md), against its cure:
+#     HWLAB_HIGHRES=on outer-qemu/freeze-rate.sh compare 1 HWLAB_HIGHRES=off
 # Prints one line per boot ("a 3 rc=0 41s") and a summary per arm:
 #   freeze-rate: a: 1 frozen of 10 (other failures 0); b: ...
 # HWLAB_SILENCE and HWLAB_NMI_WAIT (boot.sh) shorten the wait for a verdict.

@@ -6,6 +6,12 @@ check early-kill-sysctl "/proc/sys/vm/memory_failure_early_kill exists" \
 	test -e /proc/sys/vm/memory_failure_early_kill
 check cpuinfo-svm "svm flag in /proc/cpuinfo" grep -qw svm /proc/cpuinfo
 check dev-kvm "/dev/kvm exists" test -c /dev/kvm
+# The outer kernel's tick is the APIC timer in periodic mode (boot.sh's
+# highres=off): host QEMU 7.2 re-arms it itself, so a timer interrupt its TCG
+# loses costs one tick instead of freezing the outer VM for good
+check outer-tick-periodic "the outer kernel ticks in periodic mode: no high-resolution (one-shot) tick host QEMU could lose" \
+	sh -c "grep -q 'event_handler:  tick_handle_periodic' /proc/timer_list &&
+	       ! grep -q 'hres_active    : 1' /proc/timer_list"
 check kvm-create-vm "KVM_CREATE_VM on kvm_amd works (hwlab-vmm --check)" hwlab-vmm --check
 hwlab-vmm --check
 madvise_sigbus || hwlab_failures=$((hwlab_failures + $?))
