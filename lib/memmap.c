@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "memmap.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
@@ -189,50 +190,105 @@ int memmap_read(FILE *f, struct memmap *m, char *err, size_t errlen)
 	return 0;
 }
 
+/* One mapping of /proc/PID/maps or /proc/PID/smaps. */
+struct vma {
+	uint64_t lo, hi;
+	char perms[8];
+	unsigned long inode;
+	char path[512];
+	int hugetlb;		/* smaps' VmFlags has "ht" */
+};
+
 /*
- * Guest RAM: a private anonymous mapping, or a private hugetlb one (which
- * maps shows as "/anon_hugepage (deleted)"). Not a file, not a shared
- * mapping such as a vCPU's kvm_run, not the VMM's own data segment.
+ * Guest RAM: a private anonymous mapping, or a private hugetlb one:
+ * MAP_HUGETLB (which maps shows as "/anon_hugepage (deleted)") or a private
+ * mapping of a hugetlbfs file, as QEMU's memory-backend-file makes for a
+ * libvirt guest with <hugepages/> (smaps' VmFlags say "ht"; the pages the
+ * guest wrote are its own, copied on write). Not a file of any other kind,
+ * not a shared mapping such as a vCPU's kvm_run, not the VMM's own data
+ * segment.
  */
-static int private_anonymous(const char *perms, unsigned long inode, const char *path)
+static int guest_ram(const struct vma *v)
 {
-	return perms[1] == 'w' && perms[3] == 'p' &&
-	       ((!inode && !path[0]) || !strcmp(path, "/anon_hugepage (deleted)"));
+	return v->perms[1] == 'w' && v->perms[3] == 'p' &&
+	       ((!v->inode && !v->path[0]) || !strcmp(v->path, "/anon_hugepage (deleted)") ||
+		v->hugetlb);
+}
+
+/* fgets, and the rest of a line longer than the buffer thrown away */
+static char *read_line(FILE *f, char *line, size_t len)
+{
+	char rest[512];
+
+	if (!fgets(line, (int)len, f))
+		return NULL;
+	if (!strchr(line, '\n'))
+		while (fgets(rest, sizeof(rest), f) && !strchr(rest, '\n'))
+			;
+	return line;
+}
+
+/* a mapping's first line: "lo-hi perms offset dev inode [path]"; else -1 */
+static int parse_vma(const char *line, struct vma *v)
+{
+	int n = 0;
+
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*s %*s %lu %n", &v->lo, &v->hi, v->perms,
+		   &v->inode, &n) != 4 || strlen(v->perms) < 4)
+		return -1;
+	snprintf(v->path, sizeof(v->path), "%s", line + n);
+	v->path[strcspn(v->path, "\n")] = 0;
+	v->hugetlb = 0;
+	return 0;
+}
+
+/* smaps' "VmFlags: rd wr ... ht": whether FLAG is one of them */
+static int has_vm_flag(const char *flags, const char *flag)
+{
+	size_t len = strlen(flag);
+	const char *p;
+
+	for (p = strstr(flags, flag); p; p = strstr(p + 1, flag))
+		if (p[-1] == ' ' && (p[len] == ' ' || p[len] == '\n' || !p[len]))
+			return 1;
+	return 0;
 }
 
 /*
- * Walk maps (ascending, as the kernel writes it) from start and say whether
- * private anonymous writable mappings cover [start, end) without a gap.
+ * Walk maps or smaps (ascending, as the kernel writes them) from start and
+ * say whether guest-RAM mappings cover [start, end) without a gap. A line
+ * that is neither a mapping nor an smaps "Key: value" under one refuses.
  */
 static int writable_covered(FILE *maps, uint64_t start, uint64_t end)
 {
-	char line[512], perms[8];
-	uint64_t lo, hi, at = start;
+	char line[512];
+	struct vma v, next;
+	int have = 0, eof;
+	uint64_t at = start;
 
 	rewind(maps);
-	while (at < end && fgets(line, sizeof(line), maps)) {
-		char rest[512] = "";
-
-		/* a path longer than the buffer: the numbers are in the first part */
-		while (!strchr(line, '\n') && !strchr(rest, '\n') &&
-		       fgets(rest, sizeof(rest), maps))
-			;
-		char path[512] = "";
-		unsigned long inode;
-		int n = 0;
-
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*s %*s %lu %n", &lo, &hi, perms,
-			   &inode, &n) != 4 || strlen(perms) < 4)
-			return 0;
-		if (hi <= at)
+	for (;;) {
+		eof = !read_line(maps, line, sizeof(line));
+		if (!eof && parse_vma(line, &next)) {
+			if (!have || !isalpha((unsigned char)line[0]) || !strchr(line, ':'))
+				return 0;
+			if (!strncmp(line, "VmFlags:", 8) && has_vm_flag(line + 8, "ht"))
+				v.hugetlb = 1;
 			continue;
-		snprintf(path, sizeof(path), "%s", line + n);
-		path[strcspn(path, "\n")] = 0;
-		if (lo > at || !private_anonymous(perms, inode, path))
-			return 0;
-		at = hi;
+		}
+		/* the mapping before this line has all its attributes: judge it */
+		if (have && v.hi > at) {
+			if (v.lo > at || !guest_ram(&v))
+				return 0;
+			at = v.hi;
+			if (at >= end)
+				return 1;
+		}
+		if (eof)
+			return at >= end;
+		v = next;
+		have = 1;
 	}
-	return at >= end;
 }
 
 int memmap_check_maps(const struct memmap *m, FILE *maps, char *err, size_t errlen)

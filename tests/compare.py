@@ -32,6 +32,14 @@ FIELDS = [
     ("mce_line_ms", "write -> first inner mce line (ms)"),
     ("recovered_ms", "write -> inner Recovered (ms)"),
 ]
+# Rows of one case only, printed where its lines carry them: the 2 MiB
+# hugetlb case (poisoned= huge_base= lsb= pages_recovered= spread_ms=)
+CASE_FIELDS = [
+    ("told_page", "4 KiB page told first (of the 2 MiB)"),
+    ("lsb", "si_addr_lsb the VMM acted on"),
+    ("pages_recovered", "pages of the lost 2 MiB the guest isolated"),
+    ("spread_ms", "telling the rest of the 2 MiB (ms)"),
+]
 # Why a value differs, where QEMU 7.2's is the wrong one for this guest:
 # the vCPU is AMD (kvm_amd), and QEMU 7.2 injects Intel's encoding into it
 # (its AMD encodings came with QEMU 9.1, "i386: Fix MCE support for AMD
@@ -58,6 +66,14 @@ WHY_CASE = {
     ("outside", "vmm_report"): "a page of the VMM's own heap, not guest RAM: neither can tell the guest; "
                                "what each VMM does with its own poisoned memory is in its report",
     ("outside", "survived"): "see the VMM's own report",
+    ("hugetlb", "lsb"): "the outer kernel's SIGBUS names the whole 2 MiB (lsb 21, kernel patch 0001); QEMU "
+                        "7.2 ignores si_addr_lsb and injects the one 4 KiB page at si_addr (QEMU prints no "
+                        "lsb: '-'); hwlab-vmm records all 512 pages as poisoned",
+    ("hugetlb", "pages_recovered"): "a Linux guest ignores an MCi_MISC LSB above 12, so the VMM must tell it "
+                                    "each 4 KiB page: hwlab-vmm tells the other 511 after the first; QEMU "
+                                    "tells one (and its guest died of that one)",
+    ("hugetlb", "told_page"): "QEMU's own early-kill AO names the huge page's head (page 0); the AR names "
+                              "the page the vCPU touched",
 }
 
 
@@ -78,8 +94,19 @@ def quantile(values, q):
     return v[max(0, -(-len(v) * q // 100) - 1)]
 
 
+def told_page(event):
+    """Which 4 KiB page of the lost 2 MiB the VMM named first, and which was poisoned."""
+    try:
+        base = int(event["huge_base"], 16)
+        return f"{(int(event['gpa'], 16) - base) // 4096} (poisoned: {(int(event['poisoned'], 16) - base) // 4096})"
+    except (KeyError, ValueError):
+        return "-"
+
+
 def summary(events, key):
     """One cell: a value (or "varies"), "yes n/N", or "median / p99 (n)"."""
+    if key == "told_page":
+        events = [dict(e, told_page=told_page(e)) for e in events]
     vals = [e.get(key, "-") for e in events]
     if key.endswith("_ms"):
         nums = [int(v) for v in vals if v.lstrip("-").isdigit()]
@@ -109,17 +136,21 @@ def main():
         print(f"compare.py: no HWLAB-MEASURE compare lines in {sys.argv[1]}", file=sys.stderr)
         return 1
     ok = True
-    width = max(len(label) for _, label in FIELDS)
+    width = max(len(label) for _, label in FIELDS + CASE_FIELDS)
     for case, by_vmm in cases.items():
         missing = [v for v in VMMS if v not in by_vmm]
         if missing:
             print(f"compare.py: case {case} has no line for {', '.join(missing)}", file=sys.stderr)
             ok = False
             continue
+        per_boot = "a boot each" if case == "hugetlb" else "one boot"
         print(f"\n{case} kill: {len(by_vmm['qemu'])} event(s) in QEMU (a boot each), "
-              f"{len(by_vmm['hwlab-vmm'])} in hwlab-vmm (one boot)")
+              f"{len(by_vmm['hwlab-vmm'])} in hwlab-vmm ({per_boot})")
         print(f"  {'':<{width}}  {'QEMU':<34}  {'hwlab-vmm':<34}")
-        for key, label in [("read_from", "values read from")] + FIELDS:
+        everyone = by_vmm["qemu"] + by_vmm["hwlab-vmm"]
+        extra = [(k, label) for k, label in CASE_FIELDS
+                 if any(k in e or (k == "told_page" and "huge_base" in e) for e in everyone)]
+        for key, label in [("read_from", "values read from")] + FIELDS + extra:
             a, b = summary(by_vmm["qemu"], key), summary(by_vmm["hwlab-vmm"], key)
             note = ""
             if a != b and not key.endswith("_ms") and key not in ("read_from", "mci_addr"):

@@ -183,13 +183,18 @@ static FILE *open_table(const char *path, pid_t pid, uid_t vmm_uid)
 	return f;
 }
 
-/* Every slot must be guest RAM of that very process: writable mappings of it. */
+/*
+ * Every slot must be guest RAM of that very process: writable mappings of
+ * it. smaps rather than maps: its VmFlags tell a private hugetlbfs file
+ * mapping (QEMU's memory-backend-file for a libvirt <hugepages/> guest)
+ * from a private mapping of any other file.
+ */
 static void check_slots_mapped(const struct memmap *m, const char *path, pid_t pid)
 {
 	char maps_path[32], err[256];
 	FILE *maps;
 
-	snprintf(maps_path, sizeof(maps_path), "/proc/%d/maps", (int)pid);
+	snprintf(maps_path, sizeof(maps_path), "/proc/%d/smaps", (int)pid);
 	maps = fopen(maps_path, "r");
 	if (!maps)
 		die("cannot read %s: %s", maps_path, strerror(errno));

@@ -169,6 +169,50 @@ static void test_memmap_check_maps(void)
 	fclose(f);
 }
 
+/*
+ * A fake /proc/PID/smaps: a private mapping of a hugetlbfs file (QEMU's
+ * memory-backend-file for a libvirt <hugepages/> guest) is guest RAM by its
+ * VmFlags "ht"; a private mapping of any other file, or a shared hugetlb
+ * one, is not.
+ */
+static void test_memmap_check_smaps(void)
+{
+	static const char smaps[] =
+		"7f0000000000-7f0008000000 rw-p 00000000 00:2d 4711 "
+		"/dev/hugepages/libvirt/qemu/1-d/qemu_back_mem.pc.ram.Xy12 (deleted)\n"
+		"Size:             131072 kB\n"
+		"KernelPageSize:     2048 kB\n"
+		"AnonHugePages:         0 kB\n"
+		"VmFlags: rd wr mr mw me de ht sd\n"
+		"7f1000000000-7f1000200000 rw-p 00000000 08:02 1234 /var/lib/guest.img\n"
+		"Size:               2048 kB\n"
+		"VmFlags: rd wr mr mw me ac sd hta\n"
+		"7f2000000000-7f2000200000 rw-s 00000000 00:2d 4712 /dev/hugepages/shared\n"
+		"VmFlags: rd wr sh mr mw me ms de ht sd\n"
+		"7f3000000000-7f3000200000 rw-p 00000000 00:00 0\n"
+		"VmFlags: rd wr mr mw me ac sd\n";
+	static const char garbage[] =
+		"7f3000000000-7f3000200000 rw-p 00000000 00:00 0\n"
+		"not a key or a mapping\n";
+	struct memmap m = { .pid = 9, .count = 1 };
+	char err[200];
+	FILE *f = fmemopen((char *)smaps, sizeof(smaps) - 1, "r");
+
+	m.slots[0] = (struct memmap_slot){ 0, 0, 0x8000000, 0x7f0000000000ULL, "hugetlbfs" };
+	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), 0);
+	m.slots[0].hva = 0x7f1000000000ULL;		/* a private file, "hta" is not "ht" */
+	m.slots[0].size = 0x1000;
+	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	m.slots[0].hva = 0x7f2000000000ULL;		/* shared hugetlbfs */
+	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	m.slots[0].hva = 0x7f3000000000ULL;		/* anonymous, the last mapping */
+	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), 0);
+	fclose(f);
+	f = fmemopen((char *)garbage, sizeof(garbage) - 1, "r");
+	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	fclose(f);
+}
+
 /* memmap_private_dir(): made 0700 when missing; a symlink or an open mode refused. */
 static void test_memmap_private_dir(void)
 {
@@ -218,6 +262,7 @@ void test_lib(void)
 	test_memmap_round_trip();
 	test_memmap_strict();
 	test_memmap_check_maps();
+	test_memmap_check_smaps();
 	test_memmap_private_dir();
 	test_memmap_default_path();
 }

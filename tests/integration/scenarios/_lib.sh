@@ -125,6 +125,33 @@ page_field() {
 	sed -n "s/.*INNER-PAGE tag=target pid=[0-9]* idx=$2 .*$3=\(0x[0-9a-f]*\).*/\1/p" "$1" |
 		tail -n 1
 }
+# recovered_in CONSOLE BASE_PFN : how many pages of the 2 MiB at BASE_PFN
+# the guest's memory_failure() recovered (distinct pfns)
+recovered_in() {
+	ri_n=0
+	for ri_pfn in $(sed -n 's/.*Memory failure: \(0x[0-9a-f]*\): recovery action for .*: Recovered.*/\1/p' "$1" | sort -u); do
+		[ $((ri_pfn)) -ge $(($2)) ] && [ $((ri_pfn)) -lt $(($2 + 512)) ] && ri_n=$((ri_n + 1))
+	done
+	echo $ri_n
+}
+# wait_recovered CONSOLE BASE_PFN : until all 512 are, the guest panics or the
+# VMM ends; bounded at 240 s (each page is a memory_failure() and a console
+# line under nested TCG)
+wait_recovered() {
+	wr_n=0
+	while [ "$(recovered_in "$1" "$2")" -lt 512 ] && ! grep -q 'Kernel panic' "$1" &&
+		kill -0 "$vmm_pid" 2>/dev/null && [ $wr_n -lt 480 ]; do
+		sleep 0.5
+		wr_n=$((wr_n + 1))
+	done
+}
+
+# spread_ms LOG : how long the spread took to tell every page, or "none"
+spread_ms() {
+	sm_ns=$(json_line "$1" '"event":"poison_spread"' '"status":"done"' |
+		sed -n 's/.*"duration_ns":\([0-9]*\).*/\1/p')
+	[ -n "$sm_ns" ] && echo $((sm_ns / 1000000)) || echo none
+}
 # stamp_of LINE : the t_ns= the VMM put before a console line
 stamp_of() { sed -n 's/^\[t_ns=\([0-9]*\)\].*/\1/p'; }
 # show_console CONSOLE : what the guest said about itself and its memory

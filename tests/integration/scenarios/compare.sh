@@ -27,15 +27,18 @@ embed_root_init $lv_root
 lv_uri=$(embed_uri $lv_root)
 qemu_log=$lv_root/log/qemu/hwlab-qemu.log
 
-# qemu_domain_xml "GUEST ARGS" : the domain: what the QMP-driven runs gave
-# QEMU on its command line (-accel kvm -cpu host -m 128 -smp 1, -kernel,
-# -initrd, -append, a serial port, no reboot), in libvirt's words; the
-# serial port is a pipe (/tmp/qcon.out) that hwlab-stamp reads
+# qemu_domain_xml "GUEST ARGS" [hugetlb] : the domain: what the QMP-driven
+# runs gave QEMU on its command line (-accel kvm -cpu host -m 128 -smp 1,
+# -kernel, -initrd, -append, a serial port, no reboot), in libvirt's words;
+# the serial port is a pipe (/tmp/qcon.out) that hwlab-stamp reads. With
+# hugetlb, guest RAM is on the outer kernel's 2 MiB pages, as libvirt users
+# ask for it (memoryBacking/hugepages: a hugetlbfs file under /dev/hugepages)
 qemu_domain_xml() {
 	cat <<EOF
 <domain type='kvm'>
   <name>hwlab-qemu</name>
   <memory unit='MiB'>128</memory>
+$([ "${2:-}" = hugetlb ] && echo "  <memoryBacking><hugepages/></memoryBacking>")
   <vcpu>1</vcpu>
   <cpu mode='host-passthrough'/>
   <os>
@@ -68,17 +71,17 @@ wait_lv() {
 	done
 	json_line "$wl_f" "$@" >/dev/null
 }
-# start_qemu CONSOLE "GUEST ARGS" : boot the Linux guest in QEMU through
-# libvirt (sets vmm_pid, QEMU's pid, and lv, the watch's output) and wait
-# for its target's INNER-READY
+# start_qemu CONSOLE "GUEST ARGS" [hugetlb] : boot the Linux guest in QEMU
+# through libvirt (sets vmm_pid, QEMU's pid, and lv, the watch's output) and
+# wait for its target's INNER-READY
 start_qemu() {
-	sq_con=$1 sq_app=$2
+	sq_con=$1 sq_app=$2 sq_backing=${3:-}
 	lv=${sq_con%.con}.lv
 	: >"$sq_con"
 	rm -f /tmp/qcon.in /tmp/qcon.out /tmp/lv.req
 	mkfifo /tmp/qcon.in /tmp/qcon.out /tmp/lv.req
 	mkdir -p "$(dirname $qemu_log)" && : >$qemu_log
-	qemu_domain_xml "$sq_app" >/tmp/qemu.xml
+	qemu_domain_xml "$sq_app" "$sq_backing" >/tmp/qemu.xml
 	# opens when QEMU does; ends when QEMU goes
 	hwlab-stamp </tmp/qcon.out >"$sq_con" &
 	stamp_pid=$!
@@ -133,10 +136,11 @@ first_stamp() {
 	grep -E -- "$3" "$1" | stamp_of | awk -v t0="$2" '$1 >= t0 { print; exit }'
 }
 
-# measure VMM CASE CONSOLE IDX GPA T_WRITE T_INJECT REPORT : one compare line
-# (REPORT: what the VMM itself said it did, no blanks)
+# measure VMM CASE CONSOLE IDX GPA T_WRITE T_INJECT REPORT [MORE] : one compare
+# line (REPORT: what the VMM itself said it did, no blanks; MORE: fields of
+# the case's own, appended). GPA and IDX are the page the guest was told of.
 measure() {
-	m_con=$3 m_idx=$4 m_gpa=$5 m_t0=$6 m_inj=$7 m_report=${8:--}
+	m_con=$3 m_idx=$4 m_gpa=$5 m_t0=$6 m_inj=$7 m_report=${8:--} m_more=${9:+ $9}
 	m_pfn=$(printf '%#x' $((m_gpa >> 12)))
 	# what the guest read: its /dev/mcelog record (mcelog_watch) for this
 	# address; a guest that panicked in its #MC handler never got there,
@@ -173,7 +177,7 @@ measure() {
 		"inner=$m_inner sigbus=${m_sig:--} survived=$m_alive vmm_report=$m_report" \
 		"inject_ms=$(ms_since "$m_t0" "$m_inj")" \
 		"mce_line_ms=$(ms_since "$m_t0" "$(first_stamp "$m_con" "$m_t0" "mce: |Machine check|INNER-MCELOG .* addr=$m_gpa |Memory failure: $m_pfn")")" \
-		"recovered_ms=$(ms_since "$m_t0" "$(first_stamp "$m_con" "$m_t0" "Memory failure: $m_pfn: recovery action")")" |
+		"recovered_ms=$(ms_since "$m_t0" "$(first_stamp "$m_con" "$m_t0" "Memory failure: $m_pfn: recovery action")")$m_more" |
 		tee -a compare.lines
 }
 
@@ -242,6 +246,112 @@ hwlab_events() {
 		       [ \$(grep -c 'INNER-SIGBUS tag=target' $he_con) -ge $2 ] && ! grep -q 'Kernel panic' $he_con"
 }
 
+# --- 2 MiB hugetlb backing --------------------------------------------------
+# Each VMM's guest RAM on the outer kernel's hugetlb pool: libvirt's
+# memoryBacking/hugepages (a hugetlbfs file), hwlab-vmm's --backing hugetlb
+# (MAP_HUGETLB). The target keeps its 512 pages in one guest THP, 2 MiB
+# aligned in guest-physical memory and so in one host huge page: the 2 MiB
+# lost is all its own (a guest-kernel page in there would be fatal at its
+# first touch, in either VMM). The outer kernel names the whole 2 MiB in its
+# SIGBUS (si_addr_lsb 21: kernel patch 0001 for the vCPU's AR; the head
+# page for an AO). What each VMM tells its guest of it is the row.
+huge_args="hwlab_inner.thp=1 hwlab_inner.pages=512 hwlab_inner.restart=0 hwlab_inner.on_sigbus=recover hwlab_inner.interval_ms=200"
+# hugetlb_pool : free huge pages for one 128 MiB guest (64), one to spare;
+# every event loses one to the poison for good
+hugetlb_pool() {
+	hp_free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
+	echo $(($(cat /proc/sys/vm/nr_hugepages) + 65 - hp_free)) >/proc/sys/vm/nr_hugepages
+}
+# huge_told VMM LOG : the GPA of the 4 KiB page the VMM first told its
+# guest of, from its own words (QEMU's stderr line, hwlab-vmm's sigbus line)
+huge_told() {
+	case $1 in
+	qemu) sed -n 's/.*GUEST addr \(0x[0-9a-f]*\) of type .* injected.*/\1/p' "$2" | head -n 1 ;;
+	*) json_line "$2" '"event":"sigbus"' '"action":"inject"' | sed -n 's/.*"mci_addr":"\(0x[0-9a-f]*\)".*/\1/p' ;;
+	esac
+}
+# one_thp CONSOLE BASE : the target's 512 pages are one 2 MiB-aligned guest
+# THP at BASE (asked before the poison: a target that recovers replaces its
+# lost pages with others)
+one_thp() {
+	[ -n "$2" ] && [ $(($2 & 0x1fffff)) -eq 0 ] &&
+		[ "$(page_field "$1" 511 gpa)" = "$(printf '%#x' $(($2 + 0x1ff000)))" ]
+}
+# qemu_huge_event N : one QEMU boot on hugetlb RAM, the target's page 2 poisoned
+qemu_huge_event() {
+	qh_con=q-hugetlb-$1.con
+	hugetlb_pool
+	if ! start_qemu $qh_con "$huge_args" hugetlb; then
+		check qemu-hugetlb-$1-started "libvirt started QEMU on hugetlb RAM (see the watch's lines above)" false
+		stop_qemu
+		return 1
+	fi
+	qh_base=$(page_field $qh_con 0 gpa)
+	qh_thp=no
+	one_thp $qh_con "$qh_base" && qh_thp=yes
+	gpa=$(page_field $qh_con 2 gpa)
+	echo "poison $gpa" >&3
+	wait_lv "$lv" '"event":"poison_done"' "\"gpa\":\"$gpa\""
+	out=$(json_line "$lv" '"event":"poison"' "\"gpa\":\"$gpa\"")
+	t0=$(echo "$out" | sed -n 's/.*"t_ns":\([0-9]*\)}/\1/p')
+	wait_lv "$lv" '"event":"memory_failure"' '"action":"inject"'
+	told=$(huge_told qemu $qemu_log)
+	[ -n "$told" ] || told=$gpa
+	wait_outcome $qh_con "$(printf '%#x' $((told >> 12)))"
+	t_inj=$(matching "$lv" '"event":"memory_failure"' '"recipient":"guest"' '"action":"inject"' |
+		sed -n 's/.*"t_ns":\([0-9]*\)}/\1/p' | awk -v t0="$t0" '$1 >= t0 { print; exit }')
+	measure qemu hugetlb $qh_con $(((told - qh_base) / 4096)) "$told" "$t0" "$t_inj" \
+		"$(mf_words "$lv" '"event":"memory_failure"')" \
+		"poisoned=$gpa huge_base=$qh_base lsb=- pages_recovered=$(recovered_in $qh_con $((qh_base >> 12)))"
+	# libvirt 9.0 writes QEMU's command line into its log, -object as JSON
+	qh_backed=no
+	grep -q '"qom-type":"memory-backend-file".*"mem-path":"/dev/hugepages/' $qemu_log && qh_backed=yes
+	stop_qemu
+	if [ "$1" = 1 ]; then
+		echo "  qemu hugetlb: $out"
+		sed 's/^/  watch: /' "$lv"
+		grep -v ' info : \| warning : ' "$lv.err" | sed 's/^/  watch(stderr): /'
+		grep -o '"qom-type":"memory-backend-[a-z]*"[^}]*' $qemu_log | sed 's/^/  qemu(ram): /'
+		grep -E 'Machine check|Memory failure|mce:|panic|INNER-SIGBUS|INNER-MCELOG' $qh_con |
+			sed 's/^/  con: [qemu] /'
+		grep -E 'MCE|memory error|Memory Error' $qemu_log | sed 's/^/  qemu(stderr): /'
+		check qemu-hugetlb-backed "libvirt gave QEMU's guest RAM a hugetlbfs file (mem-path=/dev/hugepages/...)" \
+			test $qh_backed = yes
+		check qemu-hugetlb-thp "the target's 512 pages are one 2 MiB-aligned guest THP ($qh_base)" \
+			test $qh_thp = yes
+	fi
+}
+# hwlab_huge_event N : one hwlab-vmm boot on hugetlb RAM, the target's page 2
+# poisoned; it waits for the guest to have isolated the whole 2 MiB
+hwlab_huge_event() {
+	hh_con=h-hugetlb-$1.con hh_log=h-hugetlb-$1.log
+	hugetlb_pool
+	start_linux $hh_log $hh_con "$huge_args" --backing hugetlb
+	hh_base=$(page_field $hh_con 0 gpa)
+	hh_thp=no
+	one_thp $hh_con "$hh_base" && hh_thp=yes
+	gpa=$(page_field $hh_con 2 gpa)
+	out=$(hwpoison-guest "$vmm_pid" "$gpa" 2>&1)
+	t0=$(echo "$out" | sed -n 's/.*"t_ns":\([0-9]*\)}/\1/p')
+	wait_for $hh_log '"event":"sigbus"' '"action":"inject"'
+	told=$(huge_told hwlab-vmm $hh_log)
+	[ -n "$told" ] || told=$gpa
+	t_inj=$(json_line $hh_log '"event":"sigbus"' '"action":"inject"' | sed -n 's/.*"t_ns":\([0-9]*\)}/\1/p')
+	hh_lsb=$(json_line $hh_log '"event":"sigbus"' '"action":"inject"' | sed -n 's/.*"lsb":\([0-9]*\).*/\1/p')
+	wait_recovered $hh_con $((hh_base >> 12))
+	wait_for $hh_log '"event":"poison_spread"' '"status":"done"'
+	json_line $hh_log '"event":"sigbus"' '"action":"inject"' >$hh_log.first
+	measure hwlab-vmm hugetlb $hh_con $(((told - hh_base) / 4096)) "$told" "$t0" "$t_inj" \
+		"$(mf_words $hh_log.first '"event":"sigbus"')" \
+		"poisoned=$gpa huge_base=$hh_base lsb=${hh_lsb:--} pages_recovered=$(recovered_in $hh_con $((hh_base >> 12))) spread_ms=$(spread_ms $hh_log)"
+	stop_vmm $hh_log >/dev/null
+	if [ "$1" = 1 ]; then
+		grep -E '"event":"(sigbus|poison_spread)"' $hh_log | head -n 4 | sed 's/^/  vmm: /'
+		check hwlab-hugetlb-thp "the target's 512 pages are one 2 MiB-aligned guest THP ($hh_base)" \
+			test $hh_thp = yes
+	fi
+}
+
 # heap_page PID : a present page (pagemap bit 63) of the process's [heap],
 # as a hex address: the last present one of its first 256 pages, and never
 # its first page: in a static binary (hwlab-vmm) that holds the main
@@ -289,8 +399,14 @@ outside_line() {
 # each QEMU event is a whole QEMU boot under TCG (about 11 s idle, several
 # times that on a loaded CI machine)
 events=${HWLAB_COMPARE_EVENTS:-5}
+# hugetlb: 2 in make test, since each hwlab-vmm event waits for its guest to
+# isolate all 512 pages (about a minute under TCG); make compare asks for 20
+huge_events=2
 for arg in $(cat /proc/cmdline); do
-	case "$arg" in hwlab.compare_events=*) events=${arg#*=} ;; esac
+	case "$arg" in
+	hwlab.compare_events=*) events=${arg#*=} ;;
+	hwlab.compare_huge_events=*) huge_events=${arg#*=} ;;
+	esac
 done
 check qemu-present "the comparison image carries QEMU and its libraries" $QEMU --version
 : >compare.lines
@@ -308,6 +424,21 @@ qemu_events() {
 echo 0 >/proc/sys/vm/memory_failure_early_kill
 qemu_events late "hwlab_inner.pages=8"
 hwlab_events late "$events" ""
+
+# 2 MiB hugetlb backing, late kill: a boot per event for each VMM
+mkdir -p /dev/hugepages
+mount -t hugetlbfs hugetlbfs /dev/hugepages
+qs_n=1
+while [ $qs_n -le "$huge_events" ]; do
+	qemu_huge_event $qs_n || break
+	qs_n=$((qs_n + 1))
+done
+qs_n=1
+while [ $qs_n -le "$huge_events" ]; do
+	hwlab_huge_event $qs_n
+	qs_n=$((qs_n + 1))
+done
+echo 0 >/proc/sys/vm/nr_hugepages
 
 # early kill: the outer kernel tells the VMM first (AO); the target rereads
 # its pages only every 30 s
@@ -357,8 +488,8 @@ values() {
 	shift 2
 	v_all=$(grep -c "vmm=$v_vmm case=$v_case " compare.lines)
 	v_ok=$(matching compare.lines "vmm=$v_vmm case=$v_case " "$@" | grep -c .)
-	check $v_vmm-$v_case-values "$v_vmm $v_case: $v_ok of $v_all events (want $events) read back $*" \
-		test "$v_all" -eq "$events" -a "$v_ok" -eq "$v_all"
+	check $v_vmm-$v_case-values "$v_vmm $v_case: $v_ok of $v_all events (want ${v_want:-$events}) read back $*" \
+		test "$v_all" -eq "${v_want:-$events}" -a "$v_ok" -eq "$v_all"
 }
 values hwlab-vmm late read_from=mcelog mcg_status=0x7 bank=9 mci_status=0xbc00080000000000 \
 	mci_misc=0x8c inner=recovered sigbus=BUS_MCEERR_AR survived=yes
@@ -371,5 +502,35 @@ ao=$(count_lines compare.lines "vmm=qemu case=late " mcg_status=0x5 mci_status=0
 check qemu-late-values "qemu late: $ar events read back QEMU 7.2's Intel AR values, $ao its AO values, of $events" \
 	test $((ar + ao)) -eq "$events"
 values qemu early mcg_status=0x5 bank=9 mci_status=0xbd000000000000c0 mci_misc=0x8c
-check addr-is-gpa "every event's MCi_ADDR read back is the poisoned GPA" \
+# hugetlb: hwlab-vmm's guest is told the 4 KiB page it touched (Linux
+# ignores an MCi_MISC LSB above 12) and then every other page of the 2 MiB
+v_want=$huge_events
+values hwlab-vmm hugetlb read_from=mcelog mcg_status=0x7 bank=9 mci_status=0xbc00080000000000 \
+	mci_misc=0x8c inner=recovered sigbus=BUS_MCEERR_AR survived=yes lsb=21 pages_recovered=512
+v_want=
+# in_lost_page : every hugetlb line's told and poisoned GPAs lie in its
+# huge_base's 2 MiB; and there is one per event and VMM
+in_lost_page() {
+	ilp_n=0
+	while read -r ilp_line; do
+		ilp_told=$(echo "$ilp_line" | sed -n 's/.* gpa=\(0x[0-9a-f]*\) .*/\1/p')
+		ilp_poisoned=$(echo "$ilp_line" | sed -n 's/.* poisoned=\(0x[0-9a-f]*\) .*/\1/p')
+		ilp_base=$(echo "$ilp_line" | sed -n 's/.* huge_base=\(0x[0-9a-f]*\) .*/\1/p')
+		for ilp_a in "$ilp_told" "$ilp_poisoned"; do
+			[ -n "$ilp_a" ] && [ -n "$ilp_base" ] && [ $((ilp_a)) -ge $((ilp_base)) ] &&
+				[ $((ilp_a)) -lt $((ilp_base + 0x200000)) ] || return 1
+		done
+		ilp_n=$((ilp_n + 1))
+	done <<EOF
+$(grep ' case=hugetlb ' compare.lines)
+EOF
+	[ $ilp_n -eq $((2 * huge_events)) ]
+}
+ar=$(count_lines compare.lines "vmm=qemu case=hugetlb " mcg_status=0x7 mci_status=0xbd80000000000134 mci_misc=0x8c)
+ao=$(count_lines compare.lines "vmm=qemu case=hugetlb " mcg_status=0x5 mci_status=0xbd000000000000c0 mci_misc=0x8c)
+check qemu-hugetlb-values "qemu hugetlb: $ar events read back QEMU 7.2's Intel AR values, $ao its AO values, of $huge_events" \
+	test $((ar + ao)) -eq "$huge_events"
+check hugetlb-in-page "hugetlb: the page each VMM told its guest of, and the one poisoned, lie in the 2 MiB that was lost" \
+	in_lost_page
+check addr-is-gpa "every event's MCi_ADDR read back is the GPA its VMM named (the poisoned one; hugetlb: the page told)" \
 	awk '/mci_addr=/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } if (v["mci_addr"] != v["gpa"]) bad = 1 } END { exit bad }' compare.lines

@@ -67,27 +67,6 @@ check reboot-exit "then the VMM exits 1 (got $vmm_rc)" test "$vmm_rc" -eq 1
 # fatal at its first touch.
 # 64 for the guest's 128 MiB, and one to remap a lost one onto if it reboots
 echo 65 >/proc/sys/vm/nr_hugepages
-# recovered_in CONSOLE BASE_PFN : how many pages of the 2 MiB at BASE_PFN
-# the guest's memory_failure() recovered (distinct pfns)
-recovered_in() {
-	ri_n=0
-	for ri_pfn in $(sed -n 's/.*Memory failure: \(0x[0-9a-f]*\): recovery action for .*: Recovered.*/\1/p' "$1" | sort -u); do
-		[ $((ri_pfn)) -ge $(($2)) ] && [ $((ri_pfn)) -lt $(($2 + 512)) ] && ri_n=$((ri_n + 1))
-	done
-	echo $ri_n
-}
-# wait_recovered CONSOLE BASE_PFN : until all 512 are, the guest panics or the
-# VMM ends; bounded at 240 s (each page is a memory_failure() and a console
-# line under nested TCG)
-wait_recovered() {
-	wr_n=0
-	while [ "$(recovered_in "$1" "$2")" -lt 512 ] && ! grep -q 'Kernel panic' "$1" &&
-		kill -0 "$vmm_pid" 2>/dev/null && [ $wr_n -lt 480 ]; do
-		sleep 0.5
-		wr_n=$((wr_n + 1))
-	done
-}
-
 # 5a. The target dies of its SIGBUS, and its THP's other pages go back to the
 # guest's free lists at once. Whether the guest reuses one before its poll
 # has heard of it is a race the VMM can shorten, not win: a 6.1 AMD guest
@@ -120,12 +99,6 @@ check huge-recovered "inner kernel: $(printf '%#x' $((gpa >> 12))) recovered" \
 	grep -q "Memory failure: $(printf '%#x' $((gpa >> 12))): recovery action for .*: Recovered" huge.con
 expect_count huge-spread 1 huge.log '"event":"poison_spread"' "\"gpa\":\"$base\"" '"pages":512' \
 	'"status":"telling"'
-# spread_ms LOG : how long the spread took to tell every page, or "none"
-spread_ms() {
-	sm_ns=$(json_line "$1" '"event":"poison_spread"' '"status":"done"' |
-		sed -n 's/.*"duration_ns":\([0-9]*\).*/\1/p')
-	[ -n "$sm_ns" ] && echo $((sm_ns / 1000000)) || echo none
-}
 echo "HWLAB-MEASURE hugetlb-spread target=exits spread_ms=$(spread_ms huge.log)" \
 	"pages_recovered=$(recovered_in huge.con $((base >> 12))) guest_panicked=$(grep -c 'Kernel panic' huge.con)"
 
