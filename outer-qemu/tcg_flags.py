@@ -4,10 +4,12 @@
 Usage: outer-qemu/tcg_flags.py PID RIP RSP
 
 A frozen outer VM (boot.sh's watch_silence) shows a halted CPU with IF set
-and a vector pending in its APIC, deaf to an NMI too. What blocks both is
-not in any monitor command's output: it is TCG's hflags2 (GIF, NMI
-blocking, V_INTR masking and the host IF latched at VMRUN, virtual GIF)
-and hflags (in SVM guest mode, interrupt shadow). This finds the vCPU's
+and a vector pending in its APIC. Whether the CPU could take it is not in
+any monitor command's output: that is TCG's hflags2 (GIF, NMI blocking,
+V_INTR masking and the host IF latched at VMRUN, virtual GIF) and hflags
+(in SVM guest mode, interrupt shadow). With GIF set and nothing masked, as
+every freeze seen here showed (hflags2=0x1), the interrupt request itself
+was lost: the one-shot tick boot.sh no longer uses. This finds the vCPU's
 CPUX86State in the QEMU process by the registers the monitor printed (RSP
 at regs[4], RIP at eip, 8-byte aligned, QEMU 7.2's layout: regs[16], eip,
 eflags, cc_dst, cc_src, cc_src2, cc_op, df, hflags, hflags2) and decodes
