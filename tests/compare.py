@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The side-by-side table of the compare scenario (make compare).
 
-Usage: tests/compare.py build/logs/compare.log
+Usage: tests/compare.py [--markdown] build/logs/compare.log
 
 Reads the scenario's "HWLAB-MEASURE compare vmm=... case=..." lines (one
 per event, all from one outer-VM boot) and prints a block per case with a
@@ -10,8 +10,10 @@ bank, MCi_STATUS, ADDR, MISC: its /dev/mcelog record, or its console when
 it died in the handler), what it did, whether the inner process got its
 SIGBUS and the guest lived (events that did / all), and the median and p99
 of the times from the corrupt-pfn write. A value that differs between the
-two is marked, with the reason where it is known (WHY). Exit 1 if the log
-has no compare lines or a case lacks a VMM.
+two is marked, with the reason where it is known (WHY). --markdown prints
+the same cells as one Markdown table per case, without the reasons (the
+table in docs/design.md). Exit 1 if the log has no compare lines or a case
+lacks a VMM.
 """
 import re
 import sys
@@ -127,13 +129,26 @@ def summary(events, key):
     return " | ".join(f"{v} ({vals.count(v)})" for v in sorted(set(vals), key=vals.count, reverse=True))
 
 
+def injection_ratio(by_vmm):
+    """QEMU's median write -> injection over hwlab-vmm's, as "N.Nx"; None without both."""
+    qi = [int(e["inject_ms"]) for e in by_vmm["qemu"] if e.get("inject_ms", "-").isdigit()]
+    hi = [int(e["inject_ms"]) for e in by_vmm["hwlab-vmm"] if e.get("inject_ms", "-").isdigit()]
+    if qi and hi and quantile(hi, 50):
+        return f"{quantile(qi, 50) / quantile(hi, 50):.1f}x"
+    return None
+
+
 def main():
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    markdown = bool(args) and args[0] == "--markdown"
+    if markdown:
+        args = args[1:]
+    if len(args) != 1:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    cases = parse(sys.argv[1])
+    cases = parse(args[0])
     if not cases:
-        print(f"compare.py: no HWLAB-MEASURE compare lines in {sys.argv[1]}", file=sys.stderr)
+        print(f"compare.py: no HWLAB-MEASURE compare lines in {args[0]}", file=sys.stderr)
         return 1
     ok = True
     width = max(len(label) for _, label in FIELDS + CASE_FIELDS)
@@ -144,23 +159,32 @@ def main():
             ok = False
             continue
         per_boot = "a boot each" if case == "hugetlb" else "one boot"
-        print(f"\n{case} kill: {len(by_vmm['qemu'])} event(s) in QEMU (a boot each), "
-              f"{len(by_vmm['hwlab-vmm'])} in hwlab-vmm ({per_boot})")
-        print(f"  {'':<{width}}  {'QEMU':<34}  {'hwlab-vmm':<34}")
+        title = (f"{case}: {len(by_vmm['qemu'])} event(s) in QEMU (a boot each), "
+                 f"{len(by_vmm['hwlab-vmm'])} in hwlab-vmm ({per_boot})")
         everyone = by_vmm["qemu"] + by_vmm["hwlab-vmm"]
         extra = [(k, label) for k, label in CASE_FIELDS
                  if any(k in e or (k == "told_page" and "huge_base" in e) for e in everyone)]
-        for key, label in [("read_from", "values read from")] + FIELDS + extra:
+        rows = [("read_from", "values read from")] + FIELDS + extra
+        if markdown:
+            print(f"\n**{title}**\n\n| | QEMU 7.2 | hwlab-vmm |\n| --- | --- | --- |")
+            for key, label in rows:
+                a, b = summary(by_vmm["qemu"], key), summary(by_vmm["hwlab-vmm"], key)
+                print(f"| {label} | {a} | {b} |".replace("->", "→"))
+            ratio = injection_ratio(by_vmm)
+            if ratio:
+                print(f"| median injection, QEMU / hwlab-vmm | {ratio} | |")
+            continue
+        print(f"\n{title}")
+        print(f"  {'':<{width}}  {'QEMU':<34}  {'hwlab-vmm':<34}")
+        for key, label in rows:
             a, b = summary(by_vmm["qemu"], key), summary(by_vmm["hwlab-vmm"], key)
             note = ""
             if a != b and not key.endswith("_ms") and key not in ("read_from", "mci_addr"):
                 note = "  differs: " + WHY_CASE.get((case, key), WHY.get(key, "see the scenario log"))
             print(f"  {label:<{width}}  {a:<34}  {b:<34}{note}")
-        qi = [int(e["inject_ms"]) for e in by_vmm["qemu"] if e.get("inject_ms", "-").isdigit()]
-        hi = [int(e["inject_ms"]) for e in by_vmm["hwlab-vmm"] if e.get("inject_ms", "-").isdigit()]
-        if qi and hi and quantile(hi, 50):
-            print(f"  {'median injection, QEMU / hwlab-vmm':<{width}}  "
-                  f"{quantile(qi, 50) / quantile(hi, 50):.1f}x")
+        ratio = injection_ratio(by_vmm)
+        if ratio:
+            print(f"  {'median injection, QEMU / hwlab-vmm':<{width}}  {ratio}")
     return 0 if ok else 1
 
 
