@@ -168,7 +168,8 @@ def main():
         if markdown:
             print(f"\n**{title}**\n\n| | QEMU 7.2 | hwlab-vmm |\n| --- | --- | --- |")
             for key, label in rows:
-                a, b = summary(by_vmm["qemu"], key), summary(by_vmm["hwlab-vmm"], key)
+                # a cell of several values joins them with "; ", not a table's "|"
+                a, b = (summary(by_vmm[v], key).replace(" | ", "; ") for v in VMMS)
                 print(f"| {label} | {a} | {b} |".replace("->", "→"))
             ratio = injection_ratio(by_vmm)
             if ratio:
