@@ -79,6 +79,15 @@ WHY_CASE = {
 }
 
 
+def told_page(event):
+    """Which 4 KiB page of the lost 2 MiB the VMM named first, and which was poisoned."""
+    try:
+        base = int(event["huge_base"], 16)
+        return f"{(int(event['gpa'], 16) - base) // 4096} (poisoned: {(int(event['poisoned'], 16) - base) // 4096})"
+    except (KeyError, ValueError):
+        return "-"
+
+
 def parse(path):
     cases = {}
     for line in open(path, errors="replace"):
@@ -86,6 +95,8 @@ def parse(path):
         if not m:
             continue
         kv = dict(f.split("=", 1) for f in m.group(1).split() if "=" in f)
+        if "huge_base" in kv:
+            kv["told_page"] = told_page(kv)
         cases.setdefault(kv.get("case", "?"), {}).setdefault(kv.get("vmm", "?"), []).append(kv)
     return cases
 
@@ -96,19 +107,8 @@ def quantile(values, q):
     return v[max(0, -(-len(v) * q // 100) - 1)]
 
 
-def told_page(event):
-    """Which 4 KiB page of the lost 2 MiB the VMM named first, and which was poisoned."""
-    try:
-        base = int(event["huge_base"], 16)
-        return f"{(int(event['gpa'], 16) - base) // 4096} (poisoned: {(int(event['poisoned'], 16) - base) // 4096})"
-    except (KeyError, ValueError):
-        return "-"
-
-
 def summary(events, key):
     """One cell: a value (or "varies"), "yes n/N", or "median / p99 (n)"."""
-    if key == "told_page":
-        events = [dict(e, told_page=told_page(e)) for e in events]
     vals = [e.get(key, "-") for e in events]
     if key.endswith("_ms"):
         nums = [int(v) for v in vals if v.lstrip("-").isdigit()]
@@ -162,8 +162,7 @@ def main():
         title = (f"{case}: {len(by_vmm['qemu'])} event(s) in QEMU (a boot each), "
                  f"{len(by_vmm['hwlab-vmm'])} in hwlab-vmm ({per_boot})")
         everyone = by_vmm["qemu"] + by_vmm["hwlab-vmm"]
-        extra = [(k, label) for k, label in CASE_FIELDS
-                 if any(k in e or (k == "told_page" and "huge_base" in e) for e in everyone)]
+        extra = [(k, label) for k, label in CASE_FIELDS if any(k in e for e in everyone)]
         rows = [("read_from", "values read from")] + FIELDS + extra
         if markdown:
             print(f"\n**{title}**\n\n| | QEMU 7.2 | hwlab-vmm |\n| --- | --- | --- |")
