@@ -181,6 +181,28 @@ measure() {
 		tee -a compare.lines
 }
 
+# qemu_poison GPA : ask the watch to poison GPA of QEMU's guest; sets out (the
+# watch's poison line) and t0 (the time of the corrupt-pfn write)
+qemu_poison() {
+	echo "poison $1" >&3
+	wait_lv "$lv" '"event":"poison_done"' "\"gpa\":\"$1\""
+	out=$(json_line "$lv" '"event":"poison"' "\"gpa\":\"$1\"")
+	t0=$(echo "$out" | sed -n 's/.*"t_ns":\([0-9]*\)}/\1/p')
+}
+# qemu_inject_time T0 : when the watch heard QEMU's first injection into its
+# guest at or after T0 (its MEMORY_FAILURE event, recipient guest)
+qemu_inject_time() {
+	matching "$lv" '"event":"memory_failure"' '"recipient":"guest"' '"action":"inject"' |
+		sed -n 's/.*"t_ns":\([0-9]*\)}/\1/p' | awk -v t0="$1" '$1 >= t0 { print; exit }'
+}
+# qemu_show CONSOLE : the watch's lines, the guest's machine-check lines and
+# QEMU's own memory-error lines, for a case's first event
+qemu_show() {
+	sed 's/^/  watch: /' "$lv"
+	grep -E 'Machine check|Memory failure|mce:|panic|INNER-SIGBUS|INNER-MCELOG' "$1" |
+		sed 's/^/  con: [qemu] /'
+	grep -E 'MCE|memory error|Memory Error' $qemu_log | sed 's/^/  qemu(stderr): /'
+}
 # qemu_event CASE N GUEST_ARGS : boot QEMU, poison the target's page 2, measure
 # (its guest does not live through one: a boot per event)
 qemu_event() {
@@ -191,25 +213,18 @@ qemu_event() {
 		return 1
 	fi
 	gpa=$(page_field $qe_con 2 gpa)
-	echo "poison $gpa" >&3
-	wait_lv "$lv" '"event":"poison_done"' "\"gpa\":\"$gpa\""
-	out=$(json_line "$lv" '"event":"poison"' "\"gpa\":\"$gpa\"")
-	t0=$(echo "$out" | sed -n 's/.*"t_ns":\([0-9]*\)}/\1/p')
+	qemu_poison "$gpa"
 	wait_outcome $qe_con "$(printf '%#x' $((gpa >> 12)))"
 	# its own report: the MEMORY_FAILURE event, as libvirt delivered it to
 	# the watch (QEMU asks the kernel for early kill of itself: an AO can
 	# come as well as the AR)
 	wait_lv "$lv" '"event":"memory_failure"'
-	t_inj=$(matching "$lv" '"event":"memory_failure"' '"recipient":"guest"' '"action":"inject"' |
-		sed -n 's/.*"t_ns":\([0-9]*\)}/\1/p' | awk -v t0="$t0" '$1 >= t0 { print; exit }')
+	t_inj=$(qemu_inject_time "$t0")
 	measure qemu $1 $qe_con 2 "$gpa" "$t0" "$t_inj" "$(mf_words "$lv" '"event":"memory_failure"')"
 	stop_qemu
 	if [ "$2" = 1 ]; then
 		echo "  qemu $1: $out"
-		sed 's/^/  watch: /' "$lv"
-		grep -E 'Machine check|Memory failure|mce:|panic|INNER-SIGBUS|INNER-MCELOG' $qe_con |
-			sed 's/^/  con: [qemu] /'
-		grep -E 'MCE|memory error|Memory Error' $qemu_log | sed 's/^/  qemu(stderr): /'
+		qemu_show $qe_con
 		check qemu-$1-libvirt "libvirt's embedded driver started QEMU (pid $vmm_pid)" \
 			json_line "$lv" '"event":"domain_started"' "\"pid\":$vmm_pid"
 		check qemu-$1-tool "hwpoison-guest found QEMU's page for GPA $gpa through libvirt" \
@@ -262,14 +277,6 @@ hugetlb_pool() {
 	hp_free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
 	echo $(($(cat /proc/sys/vm/nr_hugepages) + 65 - hp_free)) >/proc/sys/vm/nr_hugepages
 }
-# huge_told VMM LOG : the GPA of the 4 KiB page the VMM first told its
-# guest of, from its own words (QEMU's stderr line, hwlab-vmm's sigbus line)
-huge_told() {
-	case $1 in
-	qemu) sed -n 's/.*GUEST addr \(0x[0-9a-f]*\) of type .* injected.*/\1/p' "$2" | head -n 1 ;;
-	*) json_line "$2" '"event":"sigbus"' '"action":"inject"' | sed -n 's/.*"mci_addr":"\(0x[0-9a-f]*\)".*/\1/p' ;;
-	esac
-}
 # one_thp CONSOLE BASE : the target's 512 pages are one 2 MiB-aligned guest
 # THP at BASE (asked before the poison: a target that recovers replaces its
 # lost pages with others)
@@ -290,16 +297,13 @@ qemu_huge_event() {
 	qh_thp=no
 	one_thp $qh_con "$qh_base" && qh_thp=yes
 	gpa=$(page_field $qh_con 2 gpa)
-	echo "poison $gpa" >&3
-	wait_lv "$lv" '"event":"poison_done"' "\"gpa\":\"$gpa\""
-	out=$(json_line "$lv" '"event":"poison"' "\"gpa\":\"$gpa\"")
-	t0=$(echo "$out" | sed -n 's/.*"t_ns":\([0-9]*\)}/\1/p')
+	qemu_poison "$gpa"
 	wait_lv "$lv" '"event":"memory_failure"' '"action":"inject"'
-	told=$(huge_told qemu $qemu_log)
+	# the page QEMU told its guest of, in its own stderr line
+	told=$(sed -n 's/.*GUEST addr \(0x[0-9a-f]*\) of type .* injected.*/\1/p' $qemu_log | head -n 1)
 	[ -n "$told" ] || told=$gpa
 	wait_outcome $qh_con "$(printf '%#x' $((told >> 12)))"
-	t_inj=$(matching "$lv" '"event":"memory_failure"' '"recipient":"guest"' '"action":"inject"' |
-		sed -n 's/.*"t_ns":\([0-9]*\)}/\1/p' | awk -v t0="$t0" '$1 >= t0 { print; exit }')
+	t_inj=$(qemu_inject_time "$t0")
 	measure qemu hugetlb $qh_con $(((told - qh_base) / 4096)) "$told" "$t0" "$t_inj" \
 		"$(mf_words "$lv" '"event":"memory_failure"')" \
 		"poisoned=$gpa huge_base=$qh_base lsb=- pages_recovered=$(recovered_in $qh_con $((qh_base >> 12)))"
@@ -309,12 +313,9 @@ qemu_huge_event() {
 	stop_qemu
 	if [ "$1" = 1 ]; then
 		echo "  qemu hugetlb: $out"
-		sed 's/^/  watch: /' "$lv"
+		qemu_show $qh_con
 		grep -v ' info : \| warning : ' "$lv.err" | sed 's/^/  watch(stderr): /'
 		grep -o '"qom-type":"memory-backend-[a-z]*"[^}]*' $qemu_log | sed 's/^/  qemu(ram): /'
-		grep -E 'Machine check|Memory failure|mce:|panic|INNER-SIGBUS|INNER-MCELOG' $qh_con |
-			sed 's/^/  con: [qemu] /'
-		grep -E 'MCE|memory error|Memory Error' $qemu_log | sed 's/^/  qemu(stderr): /'
 		check qemu-hugetlb-backed "libvirt gave QEMU's guest RAM a hugetlbfs file (mem-path=/dev/hugepages/...)" \
 			test $qh_backed = yes
 		check qemu-hugetlb-thp "the target's 512 pages are one 2 MiB-aligned guest THP ($qh_base)" \
@@ -334,13 +335,15 @@ hwlab_huge_event() {
 	out=$(hwpoison-guest "$vmm_pid" "$gpa" 2>&1)
 	t0=$(echo "$out" | sed -n 's/.*"t_ns":\([0-9]*\)}/\1/p')
 	wait_for $hh_log '"event":"sigbus"' '"action":"inject"'
-	told=$(huge_told hwlab-vmm $hh_log)
+	# its first injection: the page it told the guest of, when, the lsb it
+	# acted on, and its report (each later AR is an injection of its own)
+	json_line $hh_log '"event":"sigbus"' '"action":"inject"' >$hh_log.first
+	told=$(sed -n 's/.*"mci_addr":"\(0x[0-9a-f]*\)".*/\1/p' $hh_log.first)
 	[ -n "$told" ] || told=$gpa
-	t_inj=$(json_line $hh_log '"event":"sigbus"' '"action":"inject"' | sed -n 's/.*"t_ns":\([0-9]*\)}/\1/p')
-	hh_lsb=$(json_line $hh_log '"event":"sigbus"' '"action":"inject"' | sed -n 's/.*"lsb":\([0-9]*\).*/\1/p')
+	t_inj=$(sed -n 's/.*"t_ns":\([0-9]*\)}/\1/p' $hh_log.first)
+	hh_lsb=$(sed -n 's/.*"lsb":\([0-9]*\).*/\1/p' $hh_log.first)
 	wait_recovered $hh_con $((hh_base >> 12))
 	wait_for $hh_log '"event":"poison_spread"' '"status":"done"'
-	json_line $hh_log '"event":"sigbus"' '"action":"inject"' >$hh_log.first
 	measure hwlab-vmm hugetlb $hh_con $(((told - hh_base) / 4096)) "$told" "$t0" "$t_inj" \
 		"$(mf_words $hh_log.first '"event":"sigbus"')" \
 		"poisoned=$gpa huge_base=$hh_base lsb=${hh_lsb:--} pages_recovered=$(recovered_in $hh_con $((hh_base >> 12))) spread_ms=$(spread_ms $hh_log)"
@@ -482,18 +485,18 @@ check outside-words "its own heap page: QEMU and hwlab-vmm both report recipient
 # it reports injecting (docs/design.md: QEMU 9.1's AMD encodings), from the
 # guest's own /dev/mcelog; QEMU 7.2's are its Intel encodings, as its guest
 # printed them before it died. The guest's fate is in the table, measured.
-# values VMM CASE FRAGMENT... : every event line of VMM/CASE has them all
+# values VMM CASE N FRAGMENT... : VMM/CASE has N event lines, and every one has them all
 values() {
-	v_vmm=$1 v_case=$2
-	shift 2
+	v_vmm=$1 v_case=$2 v_want=$3
+	shift 3
 	v_all=$(grep -c "vmm=$v_vmm case=$v_case " compare.lines)
 	v_ok=$(matching compare.lines "vmm=$v_vmm case=$v_case " "$@" | grep -c .)
-	check $v_vmm-$v_case-values "$v_vmm $v_case: $v_ok of $v_all events (want ${v_want:-$events}) read back $*" \
-		test "$v_all" -eq "${v_want:-$events}" -a "$v_ok" -eq "$v_all"
+	check $v_vmm-$v_case-values "$v_vmm $v_case: $v_ok of $v_all events (want $v_want) read back $*" \
+		test "$v_all" -eq "$v_want" -a "$v_ok" -eq "$v_all"
 }
-values hwlab-vmm late read_from=mcelog mcg_status=0x7 bank=9 mci_status=0xbc00080000000000 \
+values hwlab-vmm late "$events" read_from=mcelog mcg_status=0x7 bank=9 mci_status=0xbc00080000000000 \
 	mci_misc=0x8c inner=recovered sigbus=BUS_MCEERR_AR survived=yes
-values hwlab-vmm early read_from=mcelog bank=8 mci_status=0x9c00180000000000 mci_misc=0x8c \
+values hwlab-vmm early "$events" read_from=mcelog bank=8 mci_status=0x9c00180000000000 mci_misc=0x8c \
 	inner=recovered sigbus=BUS_MCEERR_AO survived=yes
 # QEMU's late kill: its AR, or the AO of its own early kill (QEMU sets
 # PR_MCE_KILL_EARLY for itself) when that reached the guest first
@@ -501,13 +504,11 @@ ar=$(count_lines compare.lines "vmm=qemu case=late " mcg_status=0x7 mci_status=0
 ao=$(count_lines compare.lines "vmm=qemu case=late " mcg_status=0x5 mci_status=0xbd000000000000c0 mci_misc=0x8c)
 check qemu-late-values "qemu late: $ar events read back QEMU 7.2's Intel AR values, $ao its AO values, of $events" \
 	test $((ar + ao)) -eq "$events"
-values qemu early mcg_status=0x5 bank=9 mci_status=0xbd000000000000c0 mci_misc=0x8c
+values qemu early "$events" mcg_status=0x5 bank=9 mci_status=0xbd000000000000c0 mci_misc=0x8c
 # hugetlb: hwlab-vmm's guest is told the 4 KiB page it touched (Linux
 # ignores an MCi_MISC LSB above 12) and then every other page of the 2 MiB
-v_want=$huge_events
-values hwlab-vmm hugetlb read_from=mcelog mcg_status=0x7 bank=9 mci_status=0xbc00080000000000 \
+values hwlab-vmm hugetlb "$huge_events" read_from=mcelog mcg_status=0x7 bank=9 mci_status=0xbc00080000000000 \
 	mci_misc=0x8c inner=recovered sigbus=BUS_MCEERR_AR survived=yes lsb=21 pages_recovered=512
-v_want=
 # in_lost_page : every hugetlb line's told and poisoned GPAs lie in its
 # huge_base's 2 MiB; and there is one per event and VMM
 in_lost_page() {
