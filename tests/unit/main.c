@@ -34,6 +34,7 @@ int main(void)
 	run("guest log rate limit", test_ratelimit);
 	run("which pages a tool may poison", test_page_classify);
 	run("SIGBUS a process sent: counted, not in the AO ring", test_sigbus_foreign);
+	run("vCPU reset to its power-on state (host /dev/kvm)", test_vcpu_reset);
 	printf("unit: %u passed, %u failed\n", unit_passed, unit_failed);
 	return unit_failed != 0;
 }

@@ -44,5 +44,6 @@ void test_ucall(void);
 void test_ratelimit(void);
 void test_page_classify(void);
 void test_sigbus_foreign(void);
+void test_vcpu_reset(void);
 
 #endif
