@@ -11,7 +11,9 @@ busybox=${BUSYBOX:-/bin/busybox}
 die() { echo "mkinitramfs (guest): error: $*" >&2; exit 1; }
 command -v cpio >/dev/null || die "cpio not found (make deps)"
 [ -x "$busybox" ] || die "no $busybox (make deps installs busybox-static)"
-file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
+# a match, not "file | grep -q": under pipefail grep's early exit can kill
+# file with SIGPIPE and fail the test (tests/host/pipefail_lint.sh)
+[[ $(file -L "$busybox" 2>/dev/null) == *'statically linked'* ]] ||
 	die "$busybox is not statically linked (install busybox-static)"
 [ -x "$target" ] || die "no workload at $target"
 

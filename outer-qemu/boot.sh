@@ -168,9 +168,11 @@ if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
 fi
 # A guest's console, which scenarios echo as "  con: " lines, may hold the
 # inner kernel's own panic: that one is the scenario's to judge, not ours.
-if grep -v '^  con: ' "$log" | grep -q 'Kernel panic'; then
+# (awk and sed -n read to the end: grep -q or head would stop early, and
+# pipefail would then count the writer's SIGPIPE)
+if grep -v '^  con: ' "$log" | awk '/Kernel panic/ { found = 1 } END { exit !found }'; then
 	echo "boot: error: the outer kernel panicked in scenario '$scenario'; see $log:" >&2
-	grep -A 12 'Kernel panic' "$log" | head -n 20 >&2
+	grep -A 12 'Kernel panic' "$log" | sed -n '1,20p' >&2
 	exit 125
 fi
 rc=$(sed -n 's/^HWLAB-EXIT rc=\([0-9]*\).*/\1/p' "$log" | tail -n 1)

@@ -20,7 +20,7 @@ while read -r p; do
 	f=$here/kernel/patches/$p
 	name=${p%%.patch}
 	name=${name:0:24}
-	from=$(sed -n 's/^From: \(.*\)$/\1/p' "$f" | head -n 1)
+	from=$(awk '/^From: / { sub(/^From: /, ""); print; exit }' "$f")
 	if [ -n "$from" ] && grep -q '^Subject: \[PATCH' "$f" &&
 		grep -qF "Signed-off-by: $from" "$f"; then
 		pass "mail-$name" "From, Subject and Signed-off-by by the author"
@@ -36,7 +36,7 @@ while read -r p; do
 	if out=$(cd "$tree" && "$checkpatch" --strict --no-tree -q "$f" 2>&1) && [ -z "$out" ]; then
 		pass "checkpatch-$name" "checkpatch.pl --strict clean"
 	else
-		fail "checkpatch-$name" "checkpatch.pl --strict: $(echo "$out" | head -n 3 | tr '\n' ' ')"
+		fail "checkpatch-$name" "checkpatch.pl --strict: $(echo "$out" | sed -n '1,3p' | tr '\n' ' ')"
 	fi
 done < <(grep -v '^[[:space:]]*\(#\|$\)' "$here/kernel/series")
 

@@ -105,6 +105,9 @@ run_checks qmp_tool "$here/tests/host/qmp_tool.sh"
 echo "== hwpoison-guest --watch/--domain through libvirt's embedded driver (TCG, host side, fake debugfs)"
 run_checks libvirt_tool "$here/tests/host/libvirt_tool.sh"
 
+echo "== no early-stopping pipe reader under pipefail (scripts)"
+run_checks pipefail_lint "$here/tests/host/pipefail_lint.sh"
+
 echo "== docs/design.md's file map"
 run_checks file_map "$here/tests/host/file_map.sh"
 
@@ -149,7 +152,7 @@ for s in "${scenarios[@]}"; do
 done
 
 # the demo's two-level story, from this run's linux_guest log (not an old one)
-if printf '%s\n' "${scenarios[@]}" | grep -qx linux_guest; then
+if [[ " ${scenarios[*]} " == *" linux_guest "* ]]; then
 	echo "== make demo's story of the Linux guest (tests/story.py on build/logs/linux_guest.log)"
 	run_checks demo_story "$here/tests/host/demo_story.sh"
 fi

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "linux_boot.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <asm/bootparam.h>
 #include <linux/kvm.h>
@@ -34,6 +35,39 @@ unsigned int linux_boot_e820(uint64_t mem_size, struct e820_range *out, unsigned
 	return n;
 }
 
+unsigned int linux_boot_cmdline_max(uint32_t cmdline_size)
+{
+	/* 0 is no limit of the kernel's (none given), not "at most 0" */
+	if (cmdline_size && cmdline_size < LINUX_CMDLINE_MAX - 1)
+		return cmdline_size;
+	return LINUX_CMDLINE_MAX - 1;
+}
+
+int linux_boot_place_initrd(uint64_t mem_size, uint32_t initrd_addr_max, uint64_t lowest,
+			    uint64_t size, uint64_t *gpa, char *err, size_t errlen)
+{
+	uint64_t top = mem_size;
+	int capped = initrd_addr_max && top > (uint64_t)initrd_addr_max + 1;
+
+	if (capped)
+		top = (uint64_t)initrd_addr_max + 1;
+	if (size <= top && ((top - size) & ~0xfffULL) >= lowest) {
+		*gpa = (top - size) & ~0xfffULL;
+		return 0;
+	}
+	if (capped)
+		/* more RAM would not help: the kernel's own limit is what is short */
+		snprintf(err, errlen, "%llu bytes do not fit between %#llx, where the kernel "
+			 "decompresses and runs, and its initrd_addr_max %#llx: a smaller "
+			 "initrd", (unsigned long long)size, (unsigned long long)lowest,
+			 (unsigned long long)initrd_addr_max);
+	else
+		snprintf(err, errlen, "%llu bytes do not fit in guest RAM above the kernel "
+			 "(which needs up to %#llx): give the guest more --mem",
+			 (unsigned long long)size, (unsigned long long)lowest);
+	return -1;
+}
+
 /*
  * The initrd goes as high as the kernel allows, page-aligned, but above
  * everything the kernel claims while it decompresses and runs
@@ -42,21 +76,16 @@ unsigned int linux_boot_e820(uint64_t mem_size, struct e820_range *out, unsigned
  */
 static int place_initrd(const struct vm *vm, const struct bzimage *bz, uint64_t *gpa)
 {
-	uint64_t top = vm->opt->mem_size, lowest;
-	uint64_t size = vm->initrd.size;
+	uint64_t lowest = LINUX_PHYSICAL_START + bz->hdr.init_size;
+	char err[256];
 
-	if (bz->hdr.initrd_addr_max && top > (uint64_t)bz->hdr.initrd_addr_max + 1)
-		top = (uint64_t)bz->hdr.initrd_addr_max + 1;
-	lowest = LINUX_PHYSICAL_START + bz->hdr.init_size;
 	if (LINUX_KERNEL_GPA + bz->kernel_size > lowest)
 		lowest = LINUX_KERNEL_GPA + bz->kernel_size;
-	if (size > top || ((top - size) & ~0xfffULL) < lowest) {
-		pr_err("initrd %s (%zu KiB) does not fit in guest RAM above the kernel (which "
-		       "needs up to %#llx): give the guest more --mem", vm->initrd.path,
-		       vm->initrd.size >> 10, (unsigned long long)lowest);
+	if (linux_boot_place_initrd(vm->opt->mem_size, bz->hdr.initrd_addr_max, lowest,
+				    vm->initrd.size, gpa, err, sizeof(err))) {
+		pr_err("initrd %s: %s", vm->initrd.path, err);
 		return -1;
 	}
-	*gpa = (top - size) & ~0xfffULL;
 	return 0;
 }
 
@@ -107,6 +136,7 @@ int linux_boot_load(struct vm *vm)
 	struct bzimage bz;
 	char err[256];
 	size_t cmdline_len = strlen(opt->append) + 1;
+	unsigned int cmdline_max;
 	unsigned int i, n;
 	uint64_t initrd_gpa = 0;
 
@@ -114,11 +144,10 @@ int linux_boot_load(struct vm *vm)
 		pr_err("malformed kernel %s: %s", vm->image.path, err);
 		return -1;
 	}
-	if (cmdline_len > LINUX_CMDLINE_MAX ||
-	    (bz.hdr.cmdline_size && cmdline_len > (size_t)bz.hdr.cmdline_size + 1)) {
+	cmdline_max = linux_boot_cmdline_max(bz.hdr.cmdline_size);
+	if (cmdline_len - 1 > cmdline_max) {
 		pr_err("--append: %zu bytes, the kernel takes at most %u", cmdline_len - 1,
-		       bz.hdr.cmdline_size < LINUX_CMDLINE_MAX ? bz.hdr.cmdline_size :
-		       LINUX_CMDLINE_MAX - 1);
+		       cmdline_max);
 		return -1;
 	}
 	if (LINUX_PHYSICAL_START + bz.hdr.init_size > opt->mem_size) {

@@ -42,6 +42,20 @@ struct e820_range {
  */
 unsigned int linux_boot_e820(uint64_t mem_size, struct e820_range *out, unsigned int max);
 
+/*
+ * The longest --append the kernel takes, without its NUL: the setup
+ * header's cmdline_size (0: the kernel gives none) within ours. Pure.
+ */
+unsigned int linux_boot_cmdline_max(uint32_t cmdline_size);
+/*
+ * Where an initrd of size bytes goes: as high as RAM and the kernel's
+ * initrd_addr_max (0: none) allow, page-aligned, not below lowest (the end
+ * of what the kernel claims). Returns 0 with *gpa, or -1 with why in err,
+ * naming the limit that is short. Pure.
+ */
+int linux_boot_place_initrd(uint64_t mem_size, uint32_t initrd_addr_max, uint64_t lowest,
+			    uint64_t size, uint64_t *gpa, char *err, size_t errlen);
+
 /* Load kernel, initrd, zero page, command line, MP table; 0, or -1 after a message. */
 int linux_boot_load(struct vm *vm);
 /* vCPU 0 at the 64-bit entry; the others wait for INIT/SIPI in the local APIC. */

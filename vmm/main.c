@@ -49,21 +49,58 @@ static int all_vcpus_finished(struct vm *vm)
 	return 1;
 }
 
-/* What the SIGBUS handlers queued: AOs, and signals other processes sent. */
-static void drain_sigbus_events(struct vm *vm)
+/*
+ * SIGBUS that processes sent: the first SIGBUS_FOREIGN_KEPT get a line each,
+ * the rest a summary at most once per FOREIGN_SUMMARY_NS (and at the end),
+ * so that a flood of kill -BUS cannot flood the report too.
+ */
+#define FOREIGN_SUMMARY_NS	(1000ULL * 1000 * 1000)
+
+static struct {
+	unsigned long lines;		/* foreign_signal lines written */
+	unsigned long summarized;	/* of the rest, counted in a summary */
+	uint64_t t_summary;
+} foreign_seen;
+
+static void report_foreign_signals(int flush)
+{
+	unsigned long n = sigbus_foreign_count(), rest;
+	struct sigbus_event ev;
+	uint64_t now;
+
+	while (foreign_seen.lines < SIGBUS_FOREIGN_KEPT &&
+	       sigbus_foreign_kept(foreign_seen.lines, &ev)) {
+		report("foreign_signal", "\"signal\":\"SIGBUS\",\"si_code\":\"%s\","
+		       "\"sender_pid\":%d,\"sender_uid\":%u,\"action\":\"ignore\","
+		       "\"reason\":\"sent by a process, not a memory error: no address\"",
+		       sigbus_code_name(ev.code), (int)ev.sender_pid, (unsigned int)ev.sender_uid);
+		foreign_seen.lines++;
+	}
+	rest = n > SIGBUS_FOREIGN_KEPT ? n - SIGBUS_FOREIGN_KEPT : 0;
+	now = monotonic_ns();
+	if (rest == foreign_seen.summarized || !sigbus_foreign_last(&ev) ||
+	    (!flush && now - foreign_seen.t_summary < FOREIGN_SUMMARY_NS))
+		return;
+	report("foreign_signal_summary", "\"signal\":\"SIGBUS\",\"count\":%lu,\"new\":%lu,"
+	       "\"last_si_code\":\"%s\",\"last_sender_pid\":%d,\"last_sender_uid\":%u,"
+	       "\"action\":\"ignore\",\"reason\":\"after the first %d, sent signals are only "
+	       "counted\"", n, rest - foreign_seen.summarized, sigbus_code_name(ev.code),
+	       (int)ev.sender_pid, (unsigned int)ev.sender_uid, SIGBUS_FOREIGN_KEPT);
+	foreign_seen.summarized = rest;
+	foreign_seen.t_summary = now;
+}
+
+/*
+ * What the SIGBUS handlers left: AOs, and signals other processes sent.
+ * flush: the run ends, so a summary that waits for its period is due now.
+ */
+static void drain_sigbus_events(struct vm *vm, int flush)
 {
 	struct sigbus_event ev;
 
-	while (sigbus_pop_event(&ev)) {
-		if (ev.code == BUS_MCEERR_AO)
-			mce_delivery_action_optional(vm, &ev);
-		else
-			report("foreign_signal", "\"signal\":\"SIGBUS\",\"si_code\":\"%s\","
-			       "\"sender_pid\":%d,\"sender_uid\":%u,\"action\":\"ignore\","
-			       "\"reason\":\"sent by a process, not a memory error: no address\"",
-			       sigbus_code_name(ev.code), (int)ev.sender_pid,
-			       (unsigned int)ev.sender_uid);
-	}
+	while (sigbus_pop_event(&ev))
+		mce_delivery_action_optional(vm, &ev);
+	report_foreign_signals(flush);
 }
 
 /*
@@ -156,9 +193,9 @@ static int monitor(struct vm *vm, int ao_fd)
 		} else {
 			kick_deferred(vm);
 		}
-		drain_sigbus_events(vm);
+		drain_sigbus_events(vm, 0);
 	}
-	drain_sigbus_events(vm);
+	drain_sigbus_events(vm, 0);
 	return 0;
 }
 
@@ -372,7 +409,7 @@ int main(int argc, char **argv)
 		}
 		join_vcpus(&vm);
 		/* what arrived after the monitor's last look: reported, not lost */
-		drain_sigbus_events(&vm);
+		drain_sigbus_events(&vm, 1);
 		if (!vm.reset_requested)
 			break;
 		resets++;
@@ -390,9 +427,9 @@ int main(int argc, char **argv)
 		uart_flush(&vm.uart);
 	report("vmm_exit", "\"status\":\"%s\",\"vcpus_done\":%u,\"injected\":%lu,"
 	       "\"poisoned_pages\":%u,\"resets\":%u,\"ao_overflows\":%lu,\"ao_not_delivered\":%lu,"
-	       "\"io_ignored\":%lu",
+	       "\"io_ignored\":%lu,\"foreign_signals\":%lu",
 	       ok ? (stop_signal ? "stopped" : "ok") : "fail", done, mce_delivery_injected(&vm),
 	       mce_delivery_poisoned_pages(&vm), resets, sigbus_ao_overflows(),
-	       mce_delivery_not_delivered(&vm), vm.io_seen.ignored);
+	       mce_delivery_not_delivered(&vm), vm.io_seen.ignored, sigbus_foreign_count());
 	return ok ? 0 : 1;
 }

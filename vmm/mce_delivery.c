@@ -37,11 +37,13 @@ void mce_delivery_reset_vcpu(struct vcpu *v)
 {
 	pthread_mutex_lock(&v->mce.lock);
 	v->mce.len = 0;
+	v->mce.deferred = 0;
 	v->mce.closed = 0;
 	v->mce.started = 0;
 	v->mce.ar_repeats = 0;
 	v->mce.last_ar_addr = 0;
 	v->mce.last_injected_gpa = 0;
+	v->mce.injected = 0;
 	v->mce.broadcasts = 0;
 	pthread_mutex_unlock(&v->mce.lock);
 }
@@ -278,6 +280,7 @@ static int deliver(struct vcpu *v, struct pending_mce *p)
 		return stop_vcpu(v, p, "fatal", reason, 0);
 	}
 	v->mce.last_injected_gpa = p->mce.addr;
+	v->mce.injected = 1;
 	__atomic_fetch_add(&v->vm->poison.injected, 1, __ATOMIC_RELAXED);
 	mce_event_report(v->id, p, "inject", NULL);
 	if (p->mce.status & MCI_STATUS_UC)
@@ -424,6 +427,7 @@ static int deliver_queued(struct vcpu *v)
 	memmove(v->mce.queue + kept, v->mce.queue + n, (v->mce.len - n) * sizeof(v->mce.queue[0]));
 	memcpy(v->mce.queue, local, kept * sizeof(local[0]));
 	v->mce.len = kept + (v->mce.len - n);
+	v->mce.deferred = stopping ? 0 : kept;
 	pthread_mutex_unlock(&v->mce.lock);
 	return stopping ? -1 : 0;
 }
@@ -444,7 +448,12 @@ int mce_delivery_run_pending(struct vcpu *v)
 	return deliver_spread(v);
 }
 
-enum queue_result { QUEUED, QUEUE_FULL, VCPU_CLOSED };
+enum queue_result {
+	QUEUED,
+	QUEUE_FULL,		/* of AOs the vCPU has not taken yet: a burst outran it */
+	QUEUE_FULL_DEFERRED,	/* and it holds some back: the guest is in a machine check */
+	VCPU_CLOSED,
+};
 
 /* Queue an injection for v and kick it out of KVM_RUN. */
 static enum queue_result queue_for_vcpu(struct vcpu *v, const struct pending_mce *p)
@@ -455,8 +464,10 @@ static enum queue_result queue_for_vcpu(struct vcpu *v, const struct pending_mce
 		return VCPU_CLOSED;
 	}
 	if (v->mce.len >= MCE_QUEUE_LEN) {
+		enum queue_result r = v->mce.deferred ? QUEUE_FULL_DEFERRED : QUEUE_FULL;
+
 		pthread_mutex_unlock(&v->mce.lock);
-		return QUEUE_FULL;
+		return r;
 	}
 	v->mce.queue[v->mce.len++] = *p;
 	/*
@@ -486,7 +497,7 @@ static void not_delivered(struct vm *vm, int vcpu_id, const struct pending_mce *
 static void queue_on_running_vcpu(struct vm *vm, const struct pending_mce *p,
 				  const struct vcpu *except)
 {
-	unsigned int i, full = 0;
+	unsigned int i, full = 0, deferred = 0;
 
 	for (i = 0; i < vm->opt->nr_vcpus; i++) {
 		struct vcpu *v = &vm->vcpus[i];
@@ -498,11 +509,21 @@ static void queue_on_running_vcpu(struct vm *vm, const struct pending_mce *p,
 		if (r == QUEUED)
 			return;
 		full += r == QUEUE_FULL;
+		deferred += r == QUEUE_FULL_DEFERRED;
 	}
-	not_delivered(vm, MCE_EVENT_NO_VCPU, p, full ?
-		      "not delivered: every running vCPU's injection queue is full "
-		      "(the guest has not finished its machine checks)" :
-		      "not delivered: no vCPU is running");
+	/*
+	 * Which one it is matters to whoever reads the log: a guest stuck in a
+	 * machine check, or more AOs at once than the queues hold.
+	 */
+	if (deferred)
+		not_delivered(vm, MCE_EVENT_NO_VCPU, p, "not delivered: every running vCPU's "
+			      "injection queue is full (the guest has not finished its machine "
+			      "checks)");
+	else if (full)
+		not_delivered(vm, MCE_EVENT_NO_VCPU, p, "not delivered: every running vCPU's "
+			      "injection queue is full (a burst of AOs outran delivery)");
+	else
+		not_delivered(vm, MCE_EVENT_NO_VCPU, p, "not delivered: no vCPU is running");
 }
 
 void mce_delivery_action_optional(struct vm *vm, const struct sigbus_event *ev)

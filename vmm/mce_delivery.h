@@ -54,9 +54,11 @@ struct vcpu_mce {
 	pthread_mutex_t lock;		/* guards queue, len and closed */
 	struct pending_mce queue[MCE_QUEUE_LEN];
 	unsigned int len;
+	unsigned int deferred;		/* of them, put back for a machine check in progress */
 	int closed;			/* the vCPU left its loop: takes no AO */
 	int started;			/* its thread exists: kicks may go to it */
 	uint64_t last_injected_gpa;	/* for the guest's "matches_injection" */
+	int injected;			/* last_injected_gpa is one: 0 is a GPA too */
 	uintptr_t last_ar_addr;		/* repeat-AR guard */
 	unsigned int ar_repeats;
 	unsigned int broadcasts;	/* other vCPUs' #MCs not yet passed on */

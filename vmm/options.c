@@ -68,6 +68,11 @@ static int set_mem(struct vmm_options *o, const char *arg)
 
 	if (number("mem", arg, 1 << 20, &mib))
 		return -1;
+	/* 0 is what "not given" looks like here: it used to mean the default */
+	if (!mib) {
+		pr_err("--mem 0: the guest needs RAM, 8..3072 MiB");
+		return -1;
+	}
 	o->mem_size = mib << 20;
 	return 0;
 }
@@ -302,6 +307,11 @@ int options_parse(int argc, char **argv, struct vmm_options *o)
 		}
 		if (apply(&options[c - OPT_VAL_BASE], optarg, o))
 			return -1;
+	}
+	if (o->action == VMM_CHECK && optind != argc) {
+		/* it runs no guest: an image named with it is a mistake, not ignored */
+		pr_err("--check takes no guest image or other argument ('%s')", argv[optind]);
+		return -1;
 	}
 	if (o->action != VMM_RUN)
 		return 0;

@@ -15,8 +15,23 @@
 static __thread struct sigbus_thread *this_thread;
 static const struct memslot_table *guest_mem;
 static int ao_pipe[2] = { -1, -1 };
-/* AO and foreign SIGBUS events, from the handlers to the monitor thread. */
+/* AO events, from the handlers to the monitor thread. */
 static struct ao_ring events;
+
+/*
+ * SIGBUS that processes sent. Counted apart from the AO ring: 1500 kill -BUS
+ * once filled it and AOs the kernel sent meanwhile were dropped. The
+ * handler only does lock-free atomics here (async-signal-safe); a slot of
+ * first[] is written by the one handler whose count claimed it.
+ */
+static struct {
+	unsigned long count;
+	struct sigbus_event first[SIGBUS_FOREIGN_KEPT];
+	int ready[SIGBUS_FOREIGN_KEPT];
+	/* the last sender: pid in the high half, uid in the low; one store */
+	uint64_t last_sender;
+	int last_code;
+} foreign;
 
 const char *sigbus_code_name(int code)
 {
@@ -105,6 +120,21 @@ static void wake_monitor(void)
 	}
 }
 
+/* Async-signal-safe: atomics only, no lock a handler could deadlock on. */
+static void count_foreign(const struct sigbus_event *ev)
+{
+	unsigned long n = __atomic_fetch_add(&foreign.count, 1, __ATOMIC_ACQ_REL);
+
+	__atomic_store_n(&foreign.last_code, ev->code, __ATOMIC_RELAXED);
+	__atomic_store_n(&foreign.last_sender,
+			 (uint64_t)(uint32_t)ev->sender_pid << 32 | (uint32_t)ev->sender_uid,
+			 __ATOMIC_RELEASE);
+	if (n < SIGBUS_FOREIGN_KEPT) {
+		foreign.first[n] = *ev;
+		__atomic_store_n(&foreign.ready[n], 1, __ATOMIC_RELEASE);
+	}
+}
+
 static void on_sigbus(int sig, siginfo_t *si, void *uctx)
 {
 	struct sigbus_event ev = { 0 };
@@ -125,7 +155,7 @@ static void on_sigbus(int sig, siginfo_t *si, void *uctx)
 		 */
 		ev.sender_pid = si->si_pid;
 		ev.sender_uid = si->si_uid;
-		ao_ring_push(&events, &ev);
+		count_foreign(&ev);
 		wake_monitor();
 		errno = saved;
 		return;
@@ -160,6 +190,32 @@ int sigbus_pop_event(struct sigbus_event *ev)
 unsigned long sigbus_ao_overflows(void)
 {
 	return ao_ring_dropped(&events);
+}
+
+unsigned long sigbus_foreign_count(void)
+{
+	return __atomic_load_n(&foreign.count, __ATOMIC_ACQUIRE);
+}
+
+int sigbus_foreign_kept(unsigned int i, struct sigbus_event *ev)
+{
+	if (i >= SIGBUS_FOREIGN_KEPT || !__atomic_load_n(&foreign.ready[i], __ATOMIC_ACQUIRE))
+		return 0;
+	*ev = foreign.first[i];
+	return 1;
+}
+
+int sigbus_foreign_last(struct sigbus_event *ev)
+{
+	uint64_t sender = __atomic_load_n(&foreign.last_sender, __ATOMIC_ACQUIRE);
+
+	if (!sigbus_foreign_count())
+		return 0;
+	memset(ev, 0, sizeof(*ev));
+	ev->code = __atomic_load_n(&foreign.last_code, __ATOMIC_RELAXED);
+	ev->sender_pid = (pid_t)(sender >> 32);
+	ev->sender_uid = (uid_t)(uint32_t)sender;
+	return 1;
 }
 
 int sigbus_install(const struct memslot_table *mem)

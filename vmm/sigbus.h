@@ -48,12 +48,27 @@ int sigbus_install(const struct memslot_table *mem);
 void sigbus_bind_thread(struct sigbus_thread *t);
 
 /*
- * Take the oldest queued event (an AO, or a SIGBUS another process sent);
- * returns 0 when none is left.
+ * Take the oldest queued AO; returns 0 when none is left. Only the kernel's
+ * memory-error signals go through this ring (AO_RING_LEN entries): a
+ * process that floods the VMM with kill -BUS must not take its capacity.
  */
 int sigbus_pop_event(struct sigbus_event *ev);
-/* Events dropped because the ring was full (counted exactly). */
+/* AOs dropped because the ring was full (counted exactly). */
 unsigned long sigbus_ao_overflows(void);
+
+/*
+ * SIGBUS that processes sent (SIGBUS_FROM_USER()): only counted in the
+ * handler, with the first SIGBUS_FOREIGN_KEPT of them kept whole and the
+ * sender of the last one, so that a flood costs no memory and no ring slot.
+ */
+#define SIGBUS_FOREIGN_KEPT	5
+
+/* How many the handlers have seen. */
+unsigned long sigbus_foreign_count(void);
+/* The i-th (i < SIGBUS_FOREIGN_KEPT) once its handler has stored it: 1, else 0. */
+int sigbus_foreign_kept(unsigned int i, struct sigbus_event *ev);
+/* The last one's si_code and sender (code, sender_pid, sender_uid); 0 if none yet. */
+int sigbus_foreign_last(struct sigbus_event *ev);
 
 #define SIG_VCPU_KICK SIGUSR1
 

@@ -71,7 +71,8 @@ int ucall_decode(const struct memslot_table *t, const uint8_t io_data[4],
 			    "\"vcpu\":%u,\"gpa\":\"%#llx\",\"pages\":%llu,\"mci_status\":\"%#llx\","
 			    "\"mcg_status\":\"%#llx\",\"bank\":%llu,\"matches_injection\":%s",
 			    ctx->vcpu, a[0], a[1], a[2], a[3], a[4],
-			    uc->args[0] == ctx->last_injected_gpa ? "true" : "false");
+			    ctx->injected && uc->args[0] == ctx->last_injected_gpa ?
+			    "true" : "false");
 	case UCALL_PASS:
 		return line(out, "guest_pass",
 			    "\"vcpu\":%u,\"pass\":%llu,\"pages_checked\":%llu,\"pages_retired\":%llu,"

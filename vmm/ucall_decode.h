@@ -16,7 +16,8 @@
 struct ucall_context {
 	unsigned int vcpu;
 	unsigned int boot;
-	uint64_t last_injected_gpa;	/* for guest_retired's "matches_injection" */
+	int injected;			/* a machine check was injected (since the reset) */
+	uint64_t last_injected_gpa;	/* and its address: guest_retired's "matches_injection" */
 };
 
 struct ucall_decoded {

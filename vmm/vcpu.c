@@ -65,11 +65,175 @@ int vcpu_create(struct vm *vm, unsigned int id)
 	return vcpu_reset(v);
 }
 
+/*
+ * MSRs a guest changes that outlive a reset unless the VMM puts them back,
+ * with their power-on values (SDM vol. 3 table 10-1; KVM's for its own).
+ * A rebooted Linux guest must not find its old kvmclock, steal-time or
+ * async-PF areas still written by KVM into memory that is now someone
+ * else's. Not the kvmclock wall-clock MSRs: a write makes KVM store the
+ * time at the GPA written, and they hold no state after it.
+ */
+#define MSR_IA32_SYSENTER_CS	0x174
+#define MSR_IA32_SYSENTER_ESP	0x175
+#define MSR_IA32_SYSENTER_EIP	0x176
+#define MSR_IA32_DEBUGCTL	0x1d9
+#define MSR_IA32_CR_PAT		0x277
+#define MSR_IA32_SPEC_CTRL	0x48
+#define MSR_IA32_XSS		0xda0
+#define MSR_STAR		0xc0000081
+#define MSR_LSTAR		0xc0000082
+#define MSR_CSTAR		0xc0000083
+#define MSR_SYSCALL_MASK	0xc0000084
+#define MSR_KERNEL_GS_BASE	0xc0000102
+#define MSR_TSC_AUX		0xc0000103
+#define MSR_KVM_SYSTEM_TIME	0x12
+#define MSR_KVM_SYSTEM_TIME_NEW	0x4b564d01
+#define MSR_KVM_ASYNC_PF_EN	0x4b564d02
+#define MSR_KVM_STEAL_TIME	0x4b564d03
+#define MSR_KVM_PV_EOI_EN	0x4b564d04
+#define MSR_KVM_POLL_CONTROL	0x4b564d05
+
+static const struct {
+	uint32_t index;
+	uint64_t value;
+} power_on_msrs[] = {
+	{ MSR_IA32_SYSENTER_CS, 0 }, { MSR_IA32_SYSENTER_ESP, 0 }, { MSR_IA32_SYSENTER_EIP, 0 },
+	{ MSR_IA32_DEBUGCTL, 0 }, { MSR_IA32_CR_PAT, 0x0007040600070406ULL },
+	{ MSR_IA32_SPEC_CTRL, 0 }, { MSR_IA32_XSS, 0 },
+	{ MSR_STAR, 0 }, { MSR_LSTAR, 0 }, { MSR_CSTAR, 0 }, { MSR_SYSCALL_MASK, 0 },
+	{ MSR_KERNEL_GS_BASE, 0 }, { MSR_TSC_AUX, 0 },
+	{ MSR_KVM_SYSTEM_TIME, 0 }, { MSR_KVM_SYSTEM_TIME_NEW, 0 }, { MSR_KVM_ASYNC_PF_EN, 0 },
+	{ MSR_KVM_STEAL_TIME, 0 }, { MSR_KVM_PV_EOI_EN, 0 }, { MSR_KVM_POLL_CONTROL, 1 },
+};
+#define NR_POWER_ON_MSRS (sizeof(power_on_msrs) / sizeof(power_on_msrs[0]))
+
+/* The entries of power_on_msrs this KVM knows (KVM_GET_MSR_INDEX_LIST). */
+static unsigned int known_msrs(int kvm_fd, struct kvm_msr_entry *out)
+{
+	struct kvm_msr_list probe = { .nmsrs = 0 };
+	struct kvm_msr_list *list;
+	unsigned int i, j, n = 0;
+
+	/* E2BIG, with the count: the list's length */
+	if (ioctl(kvm_fd, KVM_GET_MSR_INDEX_LIST, &probe) < 0 && errno != E2BIG) {
+		pr_errno("KVM_GET_MSR_INDEX_LIST");
+		return 0;
+	}
+	list = calloc(1, sizeof(*list) + probe.nmsrs * sizeof(list->indices[0]));
+	if (!list)
+		return 0;
+	list->nmsrs = probe.nmsrs;
+	if (kvm_ioctl(kvm_fd, KVM_GET_MSR_INDEX_LIST, list) < 0) {
+		free(list);
+		return 0;
+	}
+	for (i = 0; i < NR_POWER_ON_MSRS; i++)
+		for (j = 0; j < list->nmsrs; j++)
+			if (list->indices[j] == power_on_msrs[i].index) {
+				out[n++] = (struct kvm_msr_entry) { .index = power_on_msrs[i].index };
+				break;
+			}
+	free(list);
+	return n;
+}
+
+/*
+ * The MSRs of power_on_msrs that differ from their power-on value, written
+ * back; only those, so that one KVM refuses to set (steal time without
+ * sched_info) is touched only when the guest could set it too.
+ */
+static int reset_msrs(struct vcpu *v)
+{
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry e[NR_POWER_ON_MSRS];
+	} msrs = { .hdr.nmsrs = 0 };
+	unsigned int i, j, n, changed = 0;
+
+	n = known_msrs(v->vm->kvm_fd, msrs.e);
+	msrs.hdr.nmsrs = n;
+	if (n && vcpu_get_msrs(v->fd, v->id, &msrs.hdr))
+		return -1;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < NR_POWER_ON_MSRS; j++)
+			if (power_on_msrs[j].index == msrs.e[i].index &&
+			    power_on_msrs[j].value != msrs.e[i].data)
+				msrs.e[changed++] = (struct kvm_msr_entry) {
+					.index = msrs.e[i].index, .data = power_on_msrs[j].value,
+				};
+	msrs.hdr.nmsrs = changed;
+	return changed ? vcpu_set_msrs(v->fd, v->id, &msrs.hdr) : 0;
+}
+
+/* x87 and SSE as FNINIT and power-on leave them, every other XSAVE component in its init state. */
+static int reset_fpu(struct vcpu *v)
+{
+	if (kvm_ioctl(v->vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_XSAVE) > 0) {
+		struct kvm_xsave xs;
+		uint16_t fcw = 0x37f;
+		uint32_t mxcsr = 0x1f80;
+		/*
+		 * XSTATE_BV (at 512): x87 and SSE given here (KVM copies only
+		 * what it names into the vCPU, and XRSTOR loads MXCSR whatever
+		 * it says), every other component in its init state
+		 */
+		uint64_t xstate_bv = 0x3;
+
+		memset(&xs, 0, sizeof(xs));
+		memcpy((uint8_t *)xs.region, &fcw, sizeof(fcw));
+		memcpy((uint8_t *)xs.region + 24, &mxcsr, sizeof(mxcsr));
+		memcpy((uint8_t *)xs.region + 512, &xstate_bv, sizeof(xstate_bv));
+		return vcpu_ioctl(v, KVM_SET_XSAVE, &xs) < 0 ? -1 : 0;
+	} else {
+		struct kvm_fpu fpu = { .fcw = 0x37f, .mxcsr = 0x1f80 };
+
+		return vcpu_ioctl(v, KVM_SET_FPU, &fpu) < 0 ? -1 : 0;
+	}
+}
+
+int vcpu_power_on_state(struct vcpu *v)
+{
+	/*
+	 * Nothing injected or pending, NMIs not blocked (a guest reset inside
+	 * its NMI handler booted again with NMIs blocked, which a guest that
+	 * relies on one IRET to unblock them turned into a triple fault at
+	 * every boot), no interrupt shadow, no SMI, no latched INIT. The flags
+	 * make KVM take the NMI pending, SIPI vector, shadow and SMM fields too.
+	 */
+	struct kvm_vcpu_events events = {
+		.flags = KVM_VCPUEVENT_VALID_NMI_PENDING | KVM_VCPUEVENT_VALID_SIPI_VECTOR |
+			 KVM_VCPUEVENT_VALID_SHADOW | KVM_VCPUEVENT_VALID_SMM,
+	};
+	/* DR6 and DR7 as at power-on: no breakpoint armed */
+	struct kvm_debugregs dbg = { .dr6 = 0xffff0ff0, .dr7 = 0x400 };
+	struct kvm_xcrs xcrs = { .nr_xcrs = 1, .xcrs[0] = { .xcr = 0, .value = 1 } };
+
+	if (vcpu_ioctl(v, KVM_SET_VCPU_EVENTS, &events) < 0 ||
+	    vcpu_ioctl(v, KVM_SET_DEBUGREGS, &dbg) < 0)
+		return -1;
+	/* XCR0: x87 only, as at power-on */
+	if (kvm_ioctl(v->vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_XCRS) > 0 &&
+	    vcpu_ioctl(v, KVM_SET_XCRS, &xcrs) < 0)
+		return -1;
+	return reset_fpu(v) || reset_msrs(v) ? -1 : 0;
+}
+
 int vcpu_reset(struct vcpu *v)
 {
 	if (v->vm->kind == GUEST_KIND_LINUX && irqchip_restore_vcpu(v))
 		return -1;
-	if (x86_boot_reset_vcpu(v) || mce_reset_vcpu(v))
+	/*
+	 * The bare-metal guest's vCPUs all run from the entry (a Linux guest's
+	 * APs wait for SIPI: linux_boot_reset_vcpu sets theirs).
+	 */
+	if (v->vm->kind != GUEST_KIND_LINUX) {
+		struct kvm_mp_state mp = { .mp_state = KVM_MP_STATE_RUNNABLE };
+
+		if (vcpu_ioctl(v, KVM_SET_MP_STATE, &mp) < 0)
+			return -1;
+	}
+	/* events after the registers: KVM_SET_SREGS may queue an interrupt */
+	if (x86_boot_reset_vcpu(v) || mce_reset_vcpu(v) || vcpu_power_on_state(v))
 		return -1;
 	mce_delivery_reset_vcpu(v);
 	v->state = VCPU_RUNNING;

@@ -135,6 +135,18 @@ int x86_boot_enter_long_mode(struct vcpu *v, const struct x86_long_mode_entry *e
 	sregs.gdt.limit = e->gdt_entries * 8 - 1;
 	sregs.idt.base = 0;
 	sregs.idt.limit = 0;
+	/*
+	 * Whatever the last boot left: a page-fault address, a TPR, an LDT,
+	 * and an external interrupt KVM had queued for injection, which
+	 * KVM_SET_SREGS would queue again from interrupt_bitmap.
+	 */
+	sregs.cr2 = 0;
+	sregs.cr8 = 0;
+	memset(&sregs.ldt, 0, sizeof(sregs.ldt));
+	sregs.ldt.limit = 0xffff;	/* the power-on LDTR: selector 0, a present LDT */
+	sregs.ldt.type = 2;
+	sregs.ldt.present = 1;
+	memset(sregs.interrupt_bitmap, 0, sizeof(sregs.interrupt_bitmap));
 	if (e->apic_base)
 		sregs.apic_base = e->apic_base;
 	if (vcpu_ioctl(v, KVM_SET_SREGS, &sregs) < 0)

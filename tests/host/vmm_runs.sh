@@ -97,4 +97,83 @@ else
 fi
 expect "${pfx}guest-fail-file-line" 1 '"event":"guest_fail","vcpu":0,"reason":"guest/guest.c:' \
 	timed 20 --guest-fail-test "$guest"
+# kill -BUS from other processes: counted apart from the kernel's AOs, whose
+# 256-entry ring 1500 of them once filled (1225 overflows: a real AO then
+# was dropped). Each of the first 5 gets a line, the rest only a summary at
+# most once a second, and vmm_exit counts them all.
+# start_bg LOG ARGS...: the VMM in the background (sets bg_pid, the timeout's,
+# and bg_vmm, the VMM's own pid from vmm_start) once the guest has passed once
+start_bg() {
+	local log=$1 n=0
+	shift
+	timeout 300 "$vmm" "$@" >"$log" 2>&1 &
+	bg_pid=$!
+	while ! grep -q '"event":"guest_pass"' "$log" && kill -0 $bg_pid 2>/dev/null &&
+		[ $n -lt 3000 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	bg_vmm=$(sed -n 's/.*"event":"vmm_start","pid":\([0-9]*\),.*/\1/p' "$log")
+}
+# stop_bg LOG: SIGTERM, wait (sets bg_rc), keep the output for asan.sh
+stop_bg() {
+	kill -TERM "$bg_vmm" 2>/dev/null
+	wait $bg_pid
+	bg_rc=$?
+	cat "$1" >>"$all_output"
+}
+# sigbus_pending PID: a SIGBUS still waits in PID's shared pending set
+# (ShdPnd bit 6: signal 7). SIGBUS is not queued: a kill while one is
+# pending is merged into it, so a count is exact only one at a time.
+sigbus_pending() {
+	local k v
+	while read -r k v; do
+		[ "$k" = ShdPnd: ] && return $(((16#$v & 0x40) == 0))
+	done <"/proc/$1/status"
+	return 1
+}
+# exit_field LOG NAME: a number from the vmm_exit line
+exit_field() { sed -n "s/.*\"event\":\"vmm_exit\".*\"$2\":\([0-9]*\).*/\1/p" "$1"; }
+# foreign_report LOG: its foreign_signal and summary line counts, and vmm_exit's counts
+foreign_report() {
+	lines=$(grep -c '"event":"foreign_signal"' "$1")
+	summaries=$(grep -c '"event":"foreign_signal_summary"' "$1")
+	overflows=$(exit_field "$1" ao_overflows)
+	foreign=$(exit_field "$1" foreign_signals)
+}
+
+kills=1500 bus_log=$logs/${pfx}kill-bus.log
+start_bg "$bus_log" --passes 0 "$guest"
+t0=$(date +%s)
+sent=0
+while [ $sent -lt $kills ] && kill -BUS "$bg_vmm" 2>/dev/null; do
+	sent=$((sent + 1))
+	# until the VMM took it (bounded by its life: /proc/PID goes with it)
+	while sigbus_pending "$bg_vmm" 2>/dev/null; do :; done
+done
+stop_bg "$bus_log"
+secs=$(($(date +%s) - t0 + 1))
+foreign_report "$bus_log"
+if [ "$bg_rc" -eq 0 ] && [ "$sent" -eq $kills ] && [ "${foreign:-x}" = $kills ] &&
+	[ "${overflows:-x}" = 0 ] && [ "$lines" -eq 5 ] && [ "$summaries" -ge 1 ] &&
+	[ "$summaries" -le $((secs + 2)) ] &&
+	grep -q "\"event\":\"foreign_signal\".*\"si_code\":\"SI_USER\",\"sender_pid\":$$," "$bus_log"; then
+	pass "${pfx}kill-bus-counted" "$kills kill -BUS one at a time in ${secs}s: foreign_signals $foreign, ao_overflows 0, 5 lines and $summaries summaries"
+else
+	fail "${pfx}kill-bus-counted" "exit $bg_rc, sent $sent: foreign_signals ${foreign:-none} (want $kills), ao_overflows ${overflows:-none} (want 0), $lines lines (want 5), $summaries summaries (want 1..$((secs + 2))): $(tail_of "$bus_log")"
+fi
+# the same as fast as kill goes: signals merge, none may take an AO's slot
+flood_log=$logs/${pfx}kill-bus-flood.log
+start_bg "$flood_log" --passes 0 "$guest"
+for ((i = 0; i < kills; i++)); do
+	kill -BUS "$bg_vmm" 2>/dev/null || break
+done
+stop_bg "$flood_log"
+foreign_report "$flood_log"
+if [ "$bg_rc" -eq 0 ] && [ "${overflows:-x}" = 0 ] && [ "${foreign:-0}" -ge 1 ] &&
+	[ "$foreign" -le $kills ] && [ "$lines" -le 5 ]; then
+	pass "${pfx}kill-bus-flood" "$kills kill -BUS at once: $foreign taken (the rest merged), ao_overflows 0, $lines lines and $summaries summaries"
+else
+	fail "${pfx}kill-bus-flood" "exit $bg_rc: foreign_signals ${foreign:-none}, ao_overflows ${overflows:-none} (want 0), $lines lines (want at most 5): $(tail_of "$flood_log")"
+fi
 finish

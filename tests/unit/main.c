@@ -33,6 +33,8 @@ int main(void)
 	run("ucall decoder", test_ucall);
 	run("guest log rate limit", test_ratelimit);
 	run("which pages a tool may poison", test_page_classify);
+	run("SIGBUS a process sent: counted, not in the AO ring", test_sigbus_foreign);
+	run("vCPU reset to its power-on state (host /dev/kvm)", test_vcpu_reset);
 	printf("unit: %u passed, %u failed\n", unit_passed, unit_failed);
 	return unit_failed != 0;
 }

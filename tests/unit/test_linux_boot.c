@@ -235,8 +235,42 @@ static void test_uart(void)
 	close(p[1]);
 }
 
+/* The --append limit and where the initrd goes, with errors that name the real limit. */
+static void test_limits(void)
+{
+	char err[256] = "";
+	uint64_t gpa = 0;
+
+	CHECK_EQ(linux_boot_cmdline_max(2047), 2047);
+	CHECK_EQ(linux_boot_cmdline_max(100000), LINUX_CMDLINE_MAX - 1);
+	/* none given: our own limit, not "at most 0" */
+	CHECK_EQ(linux_boot_cmdline_max(0), LINUX_CMDLINE_MAX - 1);
+
+	/* at the top of RAM, page-aligned */
+	CHECK_EQ(linux_boot_place_initrd(128ULL << 20, 0x7fffffff, 0x2000000, 5000, &gpa, err,
+					 sizeof(err)), 0);
+	CHECK_EQ(gpa, (128ULL << 20) - 8192);
+	/* below initrd_addr_max when RAM goes higher */
+	CHECK_EQ(linux_boot_place_initrd(3ULL << 30, 0x3fffffff, 0x2000000, 4096, &gpa, err,
+					 sizeof(err)), 0);
+	CHECK_EQ(gpa, (1ULL << 30) - 4096);
+	/* RAM is short: more --mem, and the size in bytes (a 600-byte initrd was "0 KiB") */
+	CHECK_EQ(linux_boot_place_initrd(32ULL << 20, 0x7fffffff, 0x1f00000, 2 << 20, &gpa, err,
+					 sizeof(err)), -1);
+	CHECK(strstr(err, "2097152 bytes") && strstr(err, "more --mem") &&
+	      !strstr(err, "initrd_addr_max"), "%s", err);
+	CHECK_EQ(linux_boot_place_initrd(32ULL << 20, 0, 0x2000000, 600, &gpa, err,
+					 sizeof(err)), -1);
+	CHECK(strstr(err, "600 bytes") && !strstr(err, "0 KiB"), "%s", err);
+	/* initrd_addr_max is short: more --mem would not help, and the error says so */
+	CHECK_EQ(linux_boot_place_initrd(3ULL << 30, 0x2ffffff, 0x2000000, 20 << 20, &gpa, err,
+					 sizeof(err)), -1);
+	CHECK(strstr(err, "initrd_addr_max 0x2ffffff") && !strstr(err, "more --mem"), "%s", err);
+}
+
 void test_linux_boot(void)
 {
+	test_limits();
 	test_bzimage();
 	test_e820();
 	test_mptable();

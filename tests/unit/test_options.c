@@ -79,6 +79,12 @@ void test_options(void)
 	CHECK_EQ(parse(&o, (const char *const[]){ "--vcpus", "0", "g.elf", NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ "--mem", "16x", "g.elf", NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ "--mem", "9", "g.elf", NULL }), -1);
+	/* 0 is not "the default": it used to be taken as 16 MiB without a word */
+	CHECK_EQ(parse(&o, (const char *const[]){ "--mem", "0", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--mem", "0", "--kernel", "bz", NULL }), -1);
+	/* --check runs no guest: a guest image or stray argument with it is refused */
+	CHECK_EQ(parse(&o, (const char *const[]){ "--check", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "extra", "--check", NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ "--passes", "-1", "g.elf", NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ "--poison-gpa", "0x1000", "g.elf", NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ "--no-such-option", "g.elf", NULL }), -1);

@@ -12,7 +12,8 @@ static uint8_t ram0[SLOT_SIZE], ram1[SLOT_SIZE];
 
 static int decode_at(const struct memslot_table *t, uint32_t gpa, struct ucall_decoded *d)
 {
-	const struct ucall_context ctx = { .vcpu = 1, .boot = 2, .last_injected_gpa = 0x523000 };
+	const struct ucall_context ctx = { .vcpu = 1, .boot = 2, .injected = 1,
+					    .last_injected_gpa = 0x523000 };
 	uint8_t io[4];
 
 	memcpy(io, &gpa, sizeof(io));
@@ -74,6 +75,17 @@ void test_ucall(void)
 	CHECK_LINE(d, "guest_retired", "\"vcpu\":1,\"gpa\":\"0x523000\",\"pages\":1,"
 		   "\"mci_status\":\"0xbd\",\"mcg_status\":\"0x7\",\"bank\":9,"
 		   "\"matches_injection\":true");
+	/* a RETIRED for GPA 0 from a vCPU nothing was injected into matches nothing */
+	{
+		const struct ucall_context none = { .vcpu = 0, .boot = 1 };
+		uint8_t io[4] = { 0x00, 0x02, 0, 0 };	/* GPA 0x200 */
+
+		uc.args[0] = 0;
+		put(&t, 0x200, &uc);
+		CHECK_EQ(ucall_decode(&t, io, &none, &d), 0);
+		CHECK(strstr(d.members, "\"gpa\":\"0\"") &&
+		      strstr(d.members, "\"matches_injection\":false"), "%s", d.members);
+	}
 
 	uc = (struct hwlab_ucall){ .cmd = UCALL_DONE, .args = { 3, 100, 0, 1 } };
 	put(&t, 0x200, &uc);

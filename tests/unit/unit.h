@@ -43,5 +43,7 @@ void test_mce_delivery(void);
 void test_ucall(void);
 void test_ratelimit(void);
 void test_page_classify(void);
+void test_sigbus_foreign(void);
+void test_vcpu_reset(void);
 
 #endif
