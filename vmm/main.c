@@ -16,27 +16,49 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
 #include "clock.h"
+#include "console_io.h"
 #include "guest_ram.h"
 #include "irqchip.h"
 #include "kvm_dev.h"
 #include "log.h"
 #include "mce.h"
 #include "options.h"
+#include "outq.h"
 #include "report.h"
 #include "vcpu.h"
 #include "vm.h"
 #include "x86_boot.h"
+
+/*
+ * The Linux guest's console output: a queue and its writer thread, so that
+ * a console nobody reads blocks neither the vCPU writing THR nor the monitor.
+ */
+#define CONSOLE_QUEUE_BYTES	(256U << 10)
+/*
+ * At exit, the report and console writers get this long to write what is
+ * queued: a stop must end even when nobody reads stdout or the console.
+ */
+#define FINAL_FLUSH_NS		(2ULL * 1000 * 1000 * 1000)
+
+static struct outq console_out = OUTQ_INIT(-1);
 
 static volatile sig_atomic_t stop_signal;
 
 static void on_stop_signal(int sig)
 {
 	stop_signal = sig;
+}
+
+/* Why the guest is being stopped from outside, or 0. */
+static int stop_requested(void)
+{
+	return stop_signal;
 }
 
 static int all_vcpus_finished(struct vm *vm)
@@ -140,7 +162,7 @@ static int monitor(struct vm *vm, int ao_fd)
 	char drain[64];
 
 	while (!all_vcpus_finished(vm)) {
-		if (stop_signal && !vm->stop) {
+		if (stop_requested() && !vm->stop) {
 			report("stop", "\"signal\":%d", (int)stop_signal);
 			vm_stop(vm, 0);
 		}
@@ -226,18 +248,29 @@ static void uart_irq(void *ctx, int level)
 /*
  * The console's input: bytes go into the UART's receive FIFO as fast as the
  * guest takes them (a full FIFO waits a millisecond), until end of file.
+ * The fd may be a FIFO opened O_NONBLOCK before any writer came: poll(2)
+ * waits for one (Linux reports no hangup on a FIFO that never had a
+ * writer), where read(2) would see end of file at once.
  */
 static void *console_input(void *arg)
 {
 	struct vm *vm = arg;
+	struct pollfd pfd = { .fd = vm->console_in_fd, .events = POLLIN };
 	uint8_t buf[256];
 	ssize_t n;
 
-	while ((n = read(vm->console_in_fd, buf, sizeof(buf))) != 0) {
+	for (;;) {
 		unsigned int done = 0;
 
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR) {
+			pr_errno("waiting for the console input");
+			break;
+		}
+		n = read(vm->console_in_fd, buf, sizeof(buf));
+		if (!n)
+			break;
 		if (n < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR || errno == EAGAIN)
 				continue;
 			pr_errno("reading the console input");
 			break;
@@ -253,16 +286,11 @@ static void *console_input(void *arg)
 	return NULL;
 }
 
-static int start_console_input(struct vm *vm, const char *path)
+static int start_console_input(struct vm *vm)
 {
 	pthread_t t;
 	int e;
 
-	vm->console_in_fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
-	if (vm->console_in_fd < 0) {
-		pr_errno("cannot open the console input %s", path);
-		return -1;
-	}
 	e = pthread_create(&t, NULL, console_input, vm);
 	if (e) {
 		pr_err("pthread_create for the console input: %s", strerror(e));
@@ -272,21 +300,35 @@ static int start_console_input(struct vm *vm, const char *path)
 	return 0;
 }
 
+/* The writer caught up after drops, or the console's reader went away. */
+static void console_notice(struct outq *q)
+{
+	int broken = outq_broken(q);
+
+	report("console_dropped", "\"lines\":%lu,\"bytes\":%lu,\"reason\":\"%s%s\"",
+	       outq_dropped_lines(q), outq_dropped_bytes(q),
+	       broken ? "the console cannot be written any more: " : "the console was not read fast enough",
+	       broken ? strerror(broken) : "");
+}
+
 /* A Linux guest's files and console; 0, or -1 after a message. */
 static int setup_linux(struct vm *vm, const struct vmm_options *opt)
 {
-	int fd = STDOUT_FILENO;
-
 	if (opt->initrd_path && guest_image_read(&vm->initrd, opt->initrd_path))
 		return -1;
-	if (opt->console_path) {
-		fd = open(opt->console_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			pr_errno("cannot open the console file %s", opt->console_path);
-			return -1;
-		}
-	}
-	uart_init(&vm->uart, fd, uart_irq, vm);
+	/* never stdout: that is the report channel, and the guest is not to write it */
+	console_out.fd = opt->console_path ? console_open_output(opt->console_path) :
+					     console_default_output();
+	if (console_out.fd < 0)
+		return -1;
+	/* opened with the other files, before the VM exists: a bad path fails early */
+	vm->console_in_fd = opt->console_in ? console_open_input(opt->console_in) : -1;
+	if (opt->console_in && vm->console_in_fd < 0)
+		return -1;
+	console_out.notice = console_notice;
+	if (outq_start(&console_out, CONSOLE_QUEUE_BYTES))
+		return -1;
+	uart_init(&vm->uart, &console_out, uart_irq, vm);
 	vm->uart.stamp = opt->console_stamp;
 	return 0;
 }
@@ -294,7 +336,7 @@ static int setup_linux(struct vm *vm, const struct vmm_options *opt)
 /* After the VM exists: the UART's interrupt line goes to KVM. */
 static int start_linux_console(struct vm *vm, const struct vmm_options *opt)
 {
-	return opt->console_in ? start_console_input(vm, opt->console_in) : 0;
+	return opt->console_in ? start_console_input(vm) : 0;
 }
 
 /* The VM up to its first KVM_RUN: 0, or -1 after a message. */
@@ -330,6 +372,18 @@ static int setup(struct vm *vm, struct vmm_options *opt, int *ao_fd)
 	return guest_ram_publish(vm, opt->memmap_path);
 }
 
+/*
+ * atexit(), after the table's removal: what the writers still hold gets
+ * FINAL_FLUSH_NS to go out, then the process ends whatever its readers do.
+ */
+static void flush_outputs(void)
+{
+	uint64_t deadline = monotonic_ns() + FINAL_FLUSH_NS;
+
+	report_drain(deadline);
+	outq_drain(&console_out, deadline);
+}
+
 int main(int argc, char **argv)
 {
 	static struct vm vm;
@@ -347,6 +401,9 @@ int main(int argc, char **argv)
 	}
 	if (opt.action == VMM_CHECK)
 		return kvm_dev_check();
+	if (report_start())
+		return 1;
+	atexit(flush_outputs);
 	if (setup(&vm, &opt, &ao_fd))
 		return 1;
 	report("vmm_start", "\"pid\":%d,\"guest\":\"%s\",\"vendor\":\"%s\",\"mce_encoding\":\"%s\","
@@ -382,7 +439,7 @@ int main(int argc, char **argv)
 	/* A guest stopped on request (SIGTERM, --passes 0) counts as done. */
 	for (i = 0; i < opt.nr_vcpus; i++)
 		done += vm.vcpus[i].state == VCPU_DONE ||
-			(stop_signal && vm.vcpus[i].state == VCPU_STOPPED);
+			(stop_requested() && vm.vcpus[i].state == VCPU_STOPPED);
 	ok = done == opt.nr_vcpus;
 	/* before vmm_exit: a script that saw that line finds the table gone */
 	guest_ram_unpublish();
@@ -390,9 +447,10 @@ int main(int argc, char **argv)
 		uart_flush(&vm.uart);
 	report("vmm_exit", "\"status\":\"%s\",\"vcpus_done\":%u,\"injected\":%lu,"
 	       "\"poisoned_pages\":%u,\"resets\":%u,\"ao_overflows\":%lu,\"ao_not_delivered\":%lu,"
-	       "\"io_ignored\":%lu",
-	       ok ? (stop_signal ? "stopped" : "ok") : "fail", done, mce_delivery_injected(&vm),
+	       "\"io_ignored\":%lu,\"report_dropped\":%lu,\"console_dropped\":%lu",
+	       ok ? (stop_requested() ? "stopped" : "ok") : "fail", done, mce_delivery_injected(&vm),
 	       mce_delivery_poisoned_pages(&vm), resets, sigbus_ao_overflows(),
-	       mce_delivery_not_delivered(&vm), vm.io_seen.ignored);
+	       mce_delivery_not_delivered(&vm), vm.io_seen.ignored, report_dropped_lines(),
+	       outq_dropped_lines(&console_out));
 	return ok ? 0 : 1;
 }

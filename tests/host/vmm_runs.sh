@@ -97,4 +97,139 @@ else
 fi
 expect "${pfx}guest-fail-file-line" 1 '"event":"guest_fail","vcpu":0,"reason":"guest/guest.c:' \
 	timed 20 --guest-fail-test "$guest"
+
+# --- the report channel, the console's paths and signals (issue 19)
+# ended_within PID SECONDS: wait for our child PID to end (a zombie, or gone),
+# then reap it into end_rc; a process still there after SECONDS is killed
+# (end_rc 137) and 1 returned. The bound is for a hang, not a delay: the
+# loop returns as soon as the process has ended.
+ended_within() {
+	local n=0 state
+	while state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1) &&
+		[ -n "$state" ] && [ "$state" != Z ] && [ $n -lt $(($2 * 10)) ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	if [ -n "$state" ] && [ "$state" != Z ]; then
+		kill -KILL "$1" 2>/dev/null
+		wait "$1" 2>/dev/null
+		end_rc=137
+		return 1
+	fi
+	# (bash's "Segmentation fault" job notice is not the VMM's output)
+	wait "$1" 2>/dev/null
+	end_rc=$?
+	return 0
+}
+# wait_file_has FILE PATTERN PID: until FILE holds PATTERN or PID ended; 60 s bound
+wait_file_has() {
+	local n=0
+	while ! grep -q -- "$2" "$1" 2>/dev/null && [ -e "/proc/$3" ] &&
+		[ "$(sed 's/.*) //' "/proc/$3/stat" 2>/dev/null | cut -c1)" != Z ] && [ $n -lt 600 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	grep -q -- "$2" "$1" 2>/dev/null
+}
+# in_pipe_write PID: a thread of PID sleeps in pipe_write (its reader stopped reading)
+in_pipe_write() { cat /proc/"$1"/task/*/wchan 2>/dev/null | grep -q pipe_write; }
+
+# --console: every output path opened without following a symlink, never
+# another user's file, a file with other names or the memslot tables'
+# directory (a planted symlink once carried guest lines into a VMM's table,
+# where each became a slot). A fake bzImage: the console is opened before
+# the kernel is read, so an accepted path ends at "not a bzImage".
+fakebz=$tmp/fake-bzImage
+head -c 8192 /dev/zero >"$fakebz"
+notbz='not a bzImage'
+: >"$tmp/victim"
+ln -s "$tmp/victim" "$tmp/con-symlink"
+expect "${pfx}console-symlink" 1 'is a symbolic link' \
+	timed 10 --kernel "$fakebz" --console "$tmp/con-symlink"
+ln -s "$tmp/not-yet" "$tmp/con-dangling"
+expect "${pfx}console-dangling-symlink" 1 'is a symbolic link' \
+	timed 10 --kernel "$fakebz" --console "$tmp/con-dangling"
+check "${pfx}console-dangling-symlink-no-file" "no file made where the dangling symlink pointed" \
+	test ! -e "$tmp/not-yet"
+: >"$tmp/con-linked"
+ln "$tmp/con-linked" "$tmp/con-link2"
+expect "${pfx}console-hard-link" 1 'has 2 hard links' \
+	timed 10 --kernel "$fakebz" --console "$tmp/con-linked"
+if [ "$(id -u)" -eq 0 ]; then
+	: >"$tmp/con-theirs"
+	chown 65534 "$tmp/con-theirs"
+	expect "${pfx}console-other-user" 1 'belongs to uid 65534' \
+		timed 10 --kernel "$fakebz" --console "$tmp/con-theirs"
+	table_dir=/run/hwlab-vmm
+else
+	skip "${pfx}console-other-user" "not root: cannot make a file another user owns"
+	table_dir=/tmp/hwlab-vmm-$(id -u)
+fi
+# the table directory exists: the runs above published their tables in it
+expect "${pfx}console-table-dir" 1 "in the memslot tables' directory" \
+	timed 10 --kernel "$fakebz" --console "$table_dir/1.memmap"
+ln -s "$table_dir" "$tmp/table-dir-link"
+expect "${pfx}console-table-dir-symlinked" 1 "in the memslot tables' directory" \
+	timed 10 --kernel "$fakebz" --console "$tmp/table-dir-link/1.memmap"
+check "${pfx}console-table-dir-untouched" "no 1.memmap made in $table_dir" test ! -e "$table_dir/1.memmap"
+expect "${pfx}console-char-device" 1 'not a regular file, a FIFO, a terminal or /dev/null' \
+	timed 10 --kernel "$fakebz" --console /dev/zero
+expect "${pfx}console-dev-null" 1 "$notbz" timed 10 --kernel "$fakebz" --console /dev/null
+expect "${pfx}console-new-file" 1 "$notbz" timed 10 --kernel "$fakebz" --console "$tmp/con-new"
+check "${pfx}console-new-file-0600" "a new console file is mode 0600" \
+	sh -c "ls -ln '$tmp/con-new' | grep -q '^-rw------- '"
+# Start-up never blocks on a console path: a FIFO with no reader used to
+# block open() for ever, as did --console-in on a FIFO with no writer.
+mkfifo "$tmp/con-fifo" "$tmp/con-in-fifo"
+expect "${pfx}console-fifo-no-reader" 1 'a FIFO with no reader' \
+	timed 10 --kernel "$fakebz" --console "$tmp/con-fifo"
+expect "${pfx}console-in-fifo-no-writer" 1 "$notbz" \
+	timed 10 --kernel "$fakebz" --console /dev/null --console-in "$tmp/con-in-fifo"
+# a FIFO that has its reader is a console like any other
+cat "$tmp/con-fifo" >/dev/null &
+reader=$!
+expect "${pfx}console-fifo-with-reader" 1 "$notbz" \
+	timed 10 --kernel "$fakebz" --console "$tmp/con-fifo"
+kill "$reader" 2>/dev/null
+wait "$reader" 2>/dev/null
+# The console is never stdout, the report channel: the default is stderr,
+# refused where stderr is stdout (timed's 2>&1 into a pipe) and guest lines
+# would read as reports (a guest printed a forged vmm_exit "ok").
+expect "${pfx}console-not-stdout" 1 'stderr is stdout here' timed 10 --kernel "$fakebz"
+
+# A report flood into a stdout nobody reads (the pipe's reader holds it
+# open and never reads): once a vCPU and the monitor both blocked in
+# pipe_write and SIGTERM did nothing. Now the writer thread blocks alone
+# and lines beyond its queue are dropped: SIGTERM ends the VMM within the
+# final flush's bound, table removed. Waits for the state (a thread of the
+# VMM in pipe_write), not for a time.
+mkfifo "$tmp/unread"
+sleep 600 <"$tmp/unread" &
+sleeper=$!
+"$vmm" --guest-log-flood 1000000 --passes 0 --memmap "$tmp/unread.memmap" "$guest" \
+	>"$tmp/unread" 2>"$tmp/unread.err" &
+pid=$!
+n=0
+while ! in_pipe_write "$pid" && [ -e "/proc/$pid" ] && [ $n -lt 3000 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+if in_pipe_write "$pid"; then
+	t0=$(date +%s)
+	kill -TERM "$pid"
+	ended_within "$pid" 30
+	secs=$(($(date +%s) - t0))
+	if [ "$end_rc" -eq 0 ] && [ ! -e "$tmp/unread.memmap" ]; then
+		pass "${pfx}report-flood-unread-stdout" "SIGTERM with stdout full and unread: ended in ${secs}s, exit 0, table removed"
+	else
+		fail "${pfx}report-flood-unread-stdout" "exit $end_rc after ${secs}s (want 0 within 30s), table $([ -e "$tmp/unread.memmap" ] && echo left behind || echo removed)"
+	fi
+else
+	ended_within "$pid" 1
+	fail "${pfx}report-flood-unread-stdout" "stdout never filled up: $(tail_of "$tmp/unread.err")"
+fi
+kill "$sleeper" 2>/dev/null
+wait "$sleeper" 2>/dev/null
+cat "$tmp/unread.err" >>"$all_output"
+rm -f "$tmp/unread.memmap"
 finish

@@ -110,4 +110,58 @@ check smp-no-panic "no oops or panic in the guest" \
 expect_count smp-no-broadcast 1 smp.log '"event":"vmm_start"' '"mce_encoding":"amd"' \
 	'"mca_broadcast":false'
 expect_count smp-no-broadcast-sent 0 smp.log '"event":"mce_broadcast"'
+
+# --- 4. the console is not the report channel, and its flood blocks nothing --
+# Without --console the guest's console goes to stderr, here a FIFO whose
+# reader holds it open and never reads; the guest's shell echoes a flood of
+# long lines fed to its COM1. Once the console was stdout: the guest could
+# print lines that read as report lines, and a full pipe blocked the vCPU
+# (and, with the console on stdout, the monitor) in pipe_write, so that
+# SIGTERM did nothing. Waits for the state (a thread of the VMM in
+# pipe_write: the console's writer), never for a time.
+# ended PID: PID has exited (a zombie or gone)
+ended() { [ "$(sed 's/.*) //' /proc/$1/stat 2>/dev/null | cut -c1)" != S ] &&
+	[ "$(sed 's/.*) //' /proc/$1/stat 2>/dev/null | cut -c1)" != R ] &&
+	[ "$(sed 's/.*) //' /proc/$1/stat 2>/dev/null | cut -c1)" != D ]; }
+in_pipe_write() { cat /proc/$1/task/*/wchan 2>/dev/null | grep -q pipe_write; }
+mkfifo flood.err flood.in
+sleep 600 <flood.err &
+unread=$!
+sleep 600 >flood.in &
+flood_holder=$!
+timeout -s KILL 300 hwlab-vmm --kernel "$LINUX_KERNEL" --initrd "$LINUX_INITRD" \
+	--append "$(linux_append)" --console-in flood.in >flood.log 2>flood.err &
+vmm_pid=$!
+long=$(printf '%0200d' 0)
+(i=0; while [ $i -lt 3000 ]; do echo "$i $long"; i=$((i + 1)); done >flood.in) &
+feeder=$!
+n=0
+while ! in_pipe_write $vmm_pid && ! ended $vmm_pid && [ $n -lt 2400 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+if in_pipe_write $vmm_pid; then
+	pass flood-console-full "the guest's console filled its unread pipe after $n polls"
+	kill -TERM $vmm_pid
+	n=0
+	while ! ended $vmm_pid && [ $n -lt 300 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	ended $vmm_pid || kill -KILL $vmm_pid
+	wait $vmm_pid
+	vmm_rc=$?
+	check flood-sigterm "SIGTERM ended the VMM in $n polls (bound 300): exit $vmm_rc, want 0" \
+		test $vmm_rc -eq 0
+else
+	fail flood-console-full "the console never filled its pipe in $n polls"
+	kill -KILL $vmm_pid 2>/dev/null
+	wait $vmm_pid
+fi
+kill $feeder $flood_holder $unread 2>/dev/null
+sed 's/^/  vmm: /' flood.log | cut -c1-300
+check flood-table-removed "the memslot table is gone" test ! -e "$(memmap_of $vmm_pid)"
+expect_count flood-stopped 1 flood.log '"event":"vmm_exit"' '"status":"stopped"'
+check flood-report-only "stdout holds report lines only: no guest byte reached it" \
+	sh -c "! grep -v '^{\"event\":\"' flood.log && ! grep -q INNER-ECHO flood.log"
 finish
