@@ -35,6 +35,8 @@
 #include "vm.h"
 #include "x86_boot.h"
 
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
 /*
  * The Linux guest's console output: a queue and its writer thread, so that
  * a console nobody reads blocks neither the vCPU writing THR nor the monitor.
@@ -45,6 +47,8 @@
  * queued: a stop must end even when nobody reads stdout or the console.
  */
 #define FINAL_FLUSH_NS		(2ULL * 1000 * 1000 * 1000)
+/* Exit status when stdout, the report channel, was closed (EPIPE). */
+#define EXIT_REPORT_CLOSED	4
 
 static struct outq console_out = OUTQ_INIT(-1);
 
@@ -55,10 +59,92 @@ static void on_stop_signal(int sig)
 	stop_signal = sig;
 }
 
+/*
+ * Signals whose default action dumps core: the VMM is ending abnormally
+ * (a fault of its own, or kill -QUIT/-ABRT). What was installed before us
+ * (a sanitizer's report), or else the default, takes over again.
+ */
+static const int core_signals[] = {
+	SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGFPE, SIGSEGV, SIGSYS, SIGXCPU, SIGXFSZ,
+};
+/* Signals that do not end a process by default, or are handled elsewhere. */
+static const int not_stop_signals[] = {
+	SIGKILL, SIGSTOP, SIGCHLD, SIGCONT, SIGURG, SIGWINCH, SIGTSTP, SIGTTIN, SIGTTOU,
+	SIGBUS,		/* sigbus.c: memory errors */
+	SIG_VCPU_KICK,	/* sigbus.c: the vCPU kick */
+	SIGPIPE,	/* ignored: a closed stdout is EPIPE, seen by the report writer */
+};
+static struct sigaction core_previous[NSIG];
+
+static int in_list(int sig, const int *list, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (list[i] == sig)
+			return 1;
+	return 0;
+}
+
+/*
+ * Async-signal-safe: remove the memslot table (a table left behind names
+ * memory that is no longer this VMM's), then end as the signal would have:
+ * the previous handler or the default action, raised again. For a fault the
+ * instruction also faults again on return.
+ */
+static void on_core_signal(int sig)
+{
+	int saved = errno;
+
+	guest_ram_unpublish();
+	sigaction(sig, &core_previous[sig], NULL);
+	raise(sig);
+	errno = saved;
+}
+
+/*
+ * Every signal whose default action would end the VMM: none may leave the
+ * memslot table behind. The graceful ones (SIGTERM, SIGINT, SIGHUP,
+ * SIGALRM, SIGUSR2, the realtime signals, ...) stop the guest as SIGTERM
+ * does; SIGPIPE is ignored (a write to a closed stdout returns EPIPE and
+ * the VMM stops: report_channel_broken()); the core-dumping ones remove
+ * the table and end the process as they would have. Whatever the VMM
+ * inherited (a background job's ignored SIGINT) is replaced: a stop signal
+ * must stop it. SA_RESTART as in sigbus.c; poll(2) in the monitor still
+ * returns EINTR.
+ */
+static void install_stop_signals(void)
+{
+	struct sigaction stop = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
+	struct sigaction core = { .sa_handler = on_core_signal, .sa_flags = SA_RESTART };
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	int sig;
+
+	sigemptyset(&stop.sa_mask);
+	sigemptyset(&core.sa_mask);
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, NULL);
+	for (sig = 1; sig <= SIGRTMAX; sig++) {
+		if (in_list(sig, not_stop_signals, ARRAY_LEN(not_stop_signals)))
+			continue;
+		/* 32 and 33 are the C library's own: sigaction() refuses them */
+		if (sig > SIGSYS && sig < SIGRTMIN)
+			continue;
+		if (!in_list(sig, core_signals, ARRAY_LEN(core_signals))) {
+			sigaction(sig, &stop, NULL);
+		} else if (!sigaction(sig, &core, &core_previous[sig]) &&
+			   (core_previous[sig].sa_handler == SIG_IGN ||
+			    core_previous[sig].sa_handler == SIG_DFL)) {
+			/* an inherited SIG_IGN would make the raise a no-op: the default */
+			core_previous[sig] = (struct sigaction) { .sa_handler = SIG_DFL };
+		}
+	}
+}
+
 /* Why the guest is being stopped from outside, or 0. */
 static int stop_requested(void)
 {
-	return stop_signal;
+	return stop_signal || report_channel_broken();
 }
 
 static int all_vcpus_finished(struct vm *vm)
@@ -163,7 +249,9 @@ static int monitor(struct vm *vm, int ao_fd)
 
 	while (!all_vcpus_finished(vm)) {
 		if (stop_requested() && !vm->stop) {
-			report("stop", "\"signal\":%d", (int)stop_signal);
+			if (stop_signal)
+				report("stop", "\"signal\":%d", (int)stop_signal);
+			/* else nobody would read a stop line: stdout is closed */
 			vm_stop(vm, 0);
 		}
 		if (vm->stop && !stop_seen) {
@@ -342,8 +430,6 @@ static int start_linux_console(struct vm *vm, const struct vmm_options *opt)
 /* The VM up to its first KVM_RUN: 0, or -1 after a message. */
 static int setup(struct vm *vm, struct vmm_options *opt, int *ao_fd)
 {
-	/* SA_RESTART as in sigbus.c; poll(2) in the monitor still returns EINTR */
-	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
 	unsigned int i;
 
 	if (guest_image_read(&vm->image, opt->kernel_path ? opt->kernel_path : opt->image_path) ||
@@ -366,8 +452,6 @@ static int setup(struct vm *vm, struct vmm_options *opt, int *ao_fd)
 		pr_errno("prctl(PR_MCE_KILL)");
 		return -1;
 	}
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
 	/* last: nothing after it can fail and leave the table behind */
 	return guest_ram_publish(vm, opt->memmap_path);
 }
@@ -401,6 +485,8 @@ int main(int argc, char **argv)
 	}
 	if (opt.action == VMM_CHECK)
 		return kvm_dev_check();
+	/* before anything that the table's removal or a report depends on */
+	install_stop_signals();
 	if (report_start())
 		return 1;
 	atexit(flush_outputs);
@@ -452,5 +538,8 @@ int main(int argc, char **argv)
 	       mce_delivery_poisoned_pages(&vm), resets, sigbus_ao_overflows(),
 	       mce_delivery_not_delivered(&vm), vm.io_seen.ignored, report_dropped_lines(),
 	       outq_dropped_lines(&console_out));
+	/* no vmm_exit line reached anyone: the exit status is all that is left to say */
+	if (report_channel_broken())
+		return EXIT_REPORT_CLOSED;
 	return ok ? 0 : 1;
 }
