@@ -392,10 +392,12 @@ static int start_console_input(struct vm *vm)
 static void console_notice(struct outq *q)
 {
 	int broken = outq_broken(q);
+	unsigned long lines, bytes;
 
-	report("console_dropped", "\"lines\":%lu,\"bytes\":%lu,\"reason\":\"%s%s\"",
-	       outq_dropped_lines(q), outq_dropped_bytes(q),
-	       broken ? "the console cannot be written any more: " : "the console was not read fast enough",
+	lines = outq_dropped(q, &bytes);
+	report("console_dropped", "\"lines\":%lu,\"bytes\":%lu,\"reason\":\"%s%s\"", lines, bytes,
+	       broken ? "the console cannot be written any more: " :
+			"the console was not read fast enough",
 	       broken ? strerror(broken) : "");
 }
 
@@ -537,7 +539,7 @@ int main(int argc, char **argv)
 	       ok ? (stop_requested() ? "stopped" : "ok") : "fail", done, mce_delivery_injected(&vm),
 	       mce_delivery_poisoned_pages(&vm), resets, sigbus_ao_overflows(),
 	       mce_delivery_not_delivered(&vm), vm.io_seen.ignored, report_dropped_lines(),
-	       outq_dropped_lines(&console_out));
+	       outq_dropped(&console_out, NULL));
 	/* no vmm_exit line reached anyone: the exit status is all that is left to say */
 	if (report_channel_broken())
 		return EXIT_REPORT_CLOSED;

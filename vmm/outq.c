@@ -169,24 +169,16 @@ void outq_drain(struct outq *q, uint64_t deadline_ns)
 		nanosleep(&ms, NULL);
 }
 
-unsigned long outq_dropped_lines(struct outq *q)
+unsigned long outq_dropped(struct outq *q, unsigned long *bytes)
 {
-	unsigned long n;
+	unsigned long lines;
 
 	pthread_mutex_lock(&q->lock);
-	n = q->dropped_lines;
+	lines = q->dropped_lines;
+	if (bytes)
+		*bytes = q->dropped_bytes;
 	pthread_mutex_unlock(&q->lock);
-	return n;
-}
-
-unsigned long outq_dropped_bytes(struct outq *q)
-{
-	unsigned long n;
-
-	pthread_mutex_lock(&q->lock);
-	n = q->dropped_bytes;
-	pthread_mutex_unlock(&q->lock);
-	return n;
+	return lines;
 }
 
 int outq_broken(struct outq *q)

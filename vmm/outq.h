@@ -45,9 +45,9 @@ int outq_put(struct outq *q, const char *p, size_t n);
 void outq_drain(struct outq *q, uint64_t deadline_ns);
 /* Bytes queued and not yet written; a plain load, async-signal-safe. */
 size_t outq_unwritten(const struct outq *q);
-/* Counters and state, read under the lock. */
-unsigned long outq_dropped_lines(struct outq *q);
-unsigned long outq_dropped_bytes(struct outq *q);
+/* Lines dropped so far (and, unless bytes is NULL, their bytes). */
+unsigned long outq_dropped(struct outq *q, unsigned long *bytes);
+/* errno of the failed write that ended the writer, or 0. */
 int outq_broken(struct outq *q);
 
 #endif

@@ -29,9 +29,12 @@ static struct outq report_q = OUTQ_INIT(STDOUT_FILENO);
  */
 static void report_notice(struct outq *q)
 {
+	unsigned long lines, bytes;
+
+	lines = outq_dropped(q, &bytes);
 	if (!outq_broken(q))
 		report("report_dropped", "\"lines\":%lu,\"bytes\":%lu,\"reason\":\"stdout was "
-		       "not read fast enough\"", outq_dropped_lines(q), outq_dropped_bytes(q));
+		       "not read fast enough\"", lines, bytes);
 }
 
 int report_start(void)
@@ -84,7 +87,7 @@ int report_channel_broken(void)
 
 unsigned long report_dropped_lines(void)
 {
-	return outq_dropped_lines(&report_q);
+	return outq_dropped(&report_q, NULL);
 }
 
 void report_drain(uint64_t deadline_ns)
