@@ -33,6 +33,7 @@ int main(void)
 	run("ucall decoder", test_ucall);
 	run("guest log rate limit", test_ratelimit);
 	run("which pages a tool may poison", test_page_classify);
+	run("output queue: drops, notices, EPIPE", test_outq);
 	printf("unit: %u passed, %u failed\n", unit_passed, unit_failed);
 	return unit_failed != 0;
 }

@@ -43,5 +43,6 @@ void test_mce_delivery(void);
 void test_ucall(void);
 void test_ratelimit(void);
 void test_page_classify(void);
+void test_outq(void);
 
 #endif
