@@ -65,7 +65,7 @@ static void on_stop_signal(int sig)
  * (a sanitizer's report), or else the default, takes over again.
  */
 static const int core_signals[] = {
-	SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGFPE, SIGSEGV, SIGSYS, SIGXCPU, SIGXFSZ,
+	SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGFPE, SIGSEGV, SIGSYS, SIGXCPU,
 };
 /* Signals that do not end a process by default, or are handled elsewhere. */
 static const int not_stop_signals[] = {
@@ -73,6 +73,7 @@ static const int not_stop_signals[] = {
 	SIGBUS,		/* sigbus.c: memory errors */
 	SIG_VCPU_KICK,	/* sigbus.c: the vCPU kick */
 	SIGPIPE,	/* ignored: a closed stdout is EPIPE, seen by the report writer */
+	SIGXFSZ,	/* ignored: a file over RLIMIT_FSIZE is EFBIG to its writer */
 };
 static struct sigaction core_previous[NSIG];
 
@@ -106,8 +107,10 @@ static void on_core_signal(int sig)
  * Every signal whose default action would end the VMM: none may leave the
  * memslot table behind. The graceful ones (SIGTERM, SIGINT, SIGHUP,
  * SIGALRM, SIGUSR2, the realtime signals, ...) stop the guest as SIGTERM
- * does; SIGPIPE is ignored (a write to a closed stdout returns EPIPE and
- * the VMM stops: report_channel_broken()); the core-dumping ones remove
+ * does; SIGPIPE and SIGXFSZ are ignored (a write to a closed stdout returns
+ * EPIPE, one over the file size limit EFBIG, and the VMM stops:
+ * report_channel_broken(); a guest that floods its console file past the
+ * limit only loses console lines); the core-dumping ones remove
  * the table and end the process as they would have. Whatever the VMM
  * inherited (a background job's ignored SIGINT) is replaced: a stop signal
  * must stop it. SA_RESTART as in sigbus.c; poll(2) in the monitor still
@@ -124,6 +127,7 @@ static void install_stop_signals(void)
 	sigemptyset(&core.sa_mask);
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGPIPE, &ign, NULL);
+	sigaction(SIGXFSZ, &ign, NULL);
 	for (sig = 1; sig <= SIGRTMAX; sig++) {
 		if (in_list(sig, not_stop_signals, ARRAY_LEN(not_stop_signals)))
 			continue;

@@ -24,8 +24,9 @@ void json_escape(char *dst, unsigned long dstlen, const char *s);
 /* Start the report channel's writer thread: 0, or -1 after a message. */
 int report_start(void);
 /*
- * Nobody hears the reports any more: stdout failed (EPIPE: its reader
- * closed it). The VMM then stops the guest (exit status 4).
+ * Nobody hears the reports any more: a write to stdout failed (EPIPE: its
+ * reader closed it; EFBIG: past the file size limit). The VMM then stops
+ * the guest (exit status 4).
  */
 int report_channel_broken(void);
 /* Report lines dropped because stdout was not read fast enough, or broke. */
