@@ -47,7 +47,7 @@
  * queued: a stop must end even when nobody reads stdout or the console.
  */
 #define FINAL_FLUSH_NS		(2ULL * 1000 * 1000 * 1000)
-/* Exit status when stdout, the report channel, was closed (EPIPE). */
+/* Exit status when stdout, the report channel, failed (EPIPE, EFBIG). */
 #define EXIT_REPORT_CLOSED	4
 
 static struct outq console_out = OUTQ_INIT(-1);
