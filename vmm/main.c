@@ -16,27 +16,139 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
 #include "clock.h"
+#include "console_io.h"
 #include "guest_ram.h"
 #include "irqchip.h"
 #include "kvm_dev.h"
 #include "log.h"
 #include "mce.h"
 #include "options.h"
+#include "outq.h"
 #include "report.h"
 #include "vcpu.h"
 #include "vm.h"
 #include "x86_boot.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The Linux guest's console output: a queue and its writer thread, so that
+ * a console nobody reads blocks neither the vCPU writing THR nor the monitor.
+ */
+#define CONSOLE_QUEUE_BYTES	(256U << 10)
+/*
+ * At exit, the report and console writers get this long to write what is
+ * queued: a stop must end even when nobody reads stdout or the console.
+ */
+#define FINAL_FLUSH_NS		(2ULL * 1000 * 1000 * 1000)
+/* Exit status when stdout, the report channel, failed (EPIPE, EFBIG). */
+#define EXIT_REPORT_CLOSED	4
+
+static struct outq console_out = OUTQ_INIT(-1);
 
 static volatile sig_atomic_t stop_signal;
 
 static void on_stop_signal(int sig)
 {
 	stop_signal = sig;
+}
+
+/*
+ * Signals whose default action dumps core: the VMM is ending abnormally
+ * (a fault of its own, or kill -QUIT/-ABRT). What was installed before us
+ * (a sanitizer's report), or else the default, takes over again.
+ */
+static const int core_signals[] = {
+	SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGFPE, SIGSEGV, SIGSYS, SIGXCPU,
+};
+/* Signals that do not end a process by default, or are handled elsewhere. */
+static const int not_stop_signals[] = {
+	SIGKILL, SIGSTOP, SIGCHLD, SIGCONT, SIGURG, SIGWINCH, SIGTSTP, SIGTTIN, SIGTTOU,
+	SIGBUS,		/* sigbus.c: memory errors */
+	SIG_VCPU_KICK,	/* sigbus.c: the vCPU kick */
+	SIGPIPE,	/* ignored: a closed stdout is EPIPE, seen by the report writer */
+	SIGXFSZ,	/* ignored: a file over RLIMIT_FSIZE is EFBIG to its writer */
+};
+static struct sigaction core_previous[NSIG];
+
+static int in_list(int sig, const int *list, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (list[i] == sig)
+			return 1;
+	return 0;
+}
+
+/*
+ * Async-signal-safe: remove the memslot table (a table left behind names
+ * memory that is no longer this VMM's), then end as the signal would have:
+ * the previous handler or the default action, raised again. For a fault the
+ * instruction also faults again on return.
+ */
+static void on_core_signal(int sig)
+{
+	int saved = errno;
+
+	guest_ram_unpublish();
+	sigaction(sig, &core_previous[sig], NULL);
+	raise(sig);
+	errno = saved;
+}
+
+/*
+ * Every signal whose default action would end the VMM: none may leave the
+ * memslot table behind. The graceful ones (SIGTERM, SIGINT, SIGHUP,
+ * SIGALRM, SIGUSR2, the realtime signals, ...) stop the guest as SIGTERM
+ * does; SIGPIPE and SIGXFSZ are ignored (a write to a closed stdout returns
+ * EPIPE, one over the file size limit EFBIG, and the VMM stops:
+ * report_channel_broken(); a guest that floods its console file past the
+ * limit only loses console lines); the core-dumping ones remove
+ * the table and end the process as they would have. Whatever the VMM
+ * inherited (a background job's ignored SIGINT) is replaced: a stop signal
+ * must stop it. SA_RESTART as in sigbus.c; poll(2) in the monitor still
+ * returns EINTR.
+ */
+static void install_stop_signals(void)
+{
+	struct sigaction stop = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
+	struct sigaction core = { .sa_handler = on_core_signal, .sa_flags = SA_RESTART };
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	int sig;
+
+	sigemptyset(&stop.sa_mask);
+	sigemptyset(&core.sa_mask);
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, NULL);
+	sigaction(SIGXFSZ, &ign, NULL);
+	for (sig = 1; sig <= SIGRTMAX; sig++) {
+		if (in_list(sig, not_stop_signals, ARRAY_LEN(not_stop_signals)))
+			continue;
+		/* 32 and 33 are the C library's own: sigaction() refuses them */
+		if (sig > SIGSYS && sig < SIGRTMIN)
+			continue;
+		if (!in_list(sig, core_signals, ARRAY_LEN(core_signals))) {
+			sigaction(sig, &stop, NULL);
+		} else if (!sigaction(sig, &core, &core_previous[sig]) &&
+			   (core_previous[sig].sa_handler == SIG_IGN ||
+			    core_previous[sig].sa_handler == SIG_DFL)) {
+			/* an inherited SIG_IGN would make the raise a no-op: the default */
+			core_previous[sig] = (struct sigaction) { .sa_handler = SIG_DFL };
+		}
+	}
+}
+
+/* Why the guest is being stopped from outside, or 0. */
+static int stop_requested(void)
+{
+	return stop_signal || report_channel_broken();
 }
 
 static int all_vcpus_finished(struct vm *vm)
@@ -177,8 +289,10 @@ static int monitor(struct vm *vm, int ao_fd)
 	char drain[64];
 
 	while (!all_vcpus_finished(vm)) {
-		if (stop_signal && !vm->stop) {
-			report("stop", "\"signal\":%d", (int)stop_signal);
+		if (stop_requested() && !vm->stop) {
+			if (stop_signal)
+				report("stop", "\"signal\":%d", (int)stop_signal);
+			/* else nobody would read a stop line: stdout is closed */
 			vm_stop(vm, 0);
 		}
 		if (vm->stop && !stop_seen) {
@@ -263,18 +377,29 @@ static void uart_irq(void *ctx, int level)
 /*
  * The console's input: bytes go into the UART's receive FIFO as fast as the
  * guest takes them (a full FIFO waits a millisecond), until end of file.
+ * The fd may be a FIFO opened O_NONBLOCK before any writer came: poll(2)
+ * waits for one (Linux reports no hangup on a FIFO that never had a
+ * writer), where read(2) would see end of file at once.
  */
 static void *console_input(void *arg)
 {
 	struct vm *vm = arg;
+	struct pollfd pfd = { .fd = vm->console_in_fd, .events = POLLIN };
 	uint8_t buf[256];
 	ssize_t n;
 
-	while ((n = read(vm->console_in_fd, buf, sizeof(buf))) != 0) {
+	for (;;) {
 		unsigned int done = 0;
 
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR) {
+			pr_errno("waiting for the console input");
+			break;
+		}
+		n = read(vm->console_in_fd, buf, sizeof(buf));
+		if (!n)
+			break;
 		if (n < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR || errno == EAGAIN)
 				continue;
 			pr_errno("reading the console input");
 			break;
@@ -290,16 +415,11 @@ static void *console_input(void *arg)
 	return NULL;
 }
 
-static int start_console_input(struct vm *vm, const char *path)
+static int start_console_input(struct vm *vm)
 {
 	pthread_t t;
 	int e;
 
-	vm->console_in_fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
-	if (vm->console_in_fd < 0) {
-		pr_errno("cannot open the console input %s", path);
-		return -1;
-	}
 	e = pthread_create(&t, NULL, console_input, vm);
 	if (e) {
 		pr_err("pthread_create for the console input: %s", strerror(e));
@@ -309,21 +429,37 @@ static int start_console_input(struct vm *vm, const char *path)
 	return 0;
 }
 
+/* The writer caught up after drops, or the console's reader went away. */
+static void console_notice(struct outq *q)
+{
+	int broken = outq_broken(q);
+	unsigned long lines, bytes;
+
+	lines = outq_dropped(q, &bytes);
+	report("console_dropped", "\"lines\":%lu,\"bytes\":%lu,\"reason\":\"%s%s\"", lines, bytes,
+	       broken ? "the console cannot be written any more: " :
+			"the console was not read fast enough",
+	       broken ? strerror(broken) : "");
+}
+
 /* A Linux guest's files and console; 0, or -1 after a message. */
 static int setup_linux(struct vm *vm, const struct vmm_options *opt)
 {
-	int fd = STDOUT_FILENO;
-
 	if (opt->initrd_path && guest_image_read(&vm->initrd, opt->initrd_path))
 		return -1;
-	if (opt->console_path) {
-		fd = open(opt->console_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			pr_errno("cannot open the console file %s", opt->console_path);
-			return -1;
-		}
-	}
-	uart_init(&vm->uart, fd, uart_irq, vm);
+	/* never stdout: that is the report channel, and the guest is not to write it */
+	console_out.fd = opt->console_path ? console_open_output(opt->console_path) :
+					     console_default_output();
+	if (console_out.fd < 0)
+		return -1;
+	/* opened with the other files, before the VM exists: a bad path fails early */
+	vm->console_in_fd = opt->console_in ? console_open_input(opt->console_in) : -1;
+	if (opt->console_in && vm->console_in_fd < 0)
+		return -1;
+	console_out.notice = console_notice;
+	if (outq_start(&console_out, CONSOLE_QUEUE_BYTES))
+		return -1;
+	uart_init(&vm->uart, &console_out, uart_irq, vm);
 	vm->uart.stamp = opt->console_stamp;
 	return 0;
 }
@@ -331,14 +467,12 @@ static int setup_linux(struct vm *vm, const struct vmm_options *opt)
 /* After the VM exists: the UART's interrupt line goes to KVM. */
 static int start_linux_console(struct vm *vm, const struct vmm_options *opt)
 {
-	return opt->console_in ? start_console_input(vm, opt->console_in) : 0;
+	return opt->console_in ? start_console_input(vm) : 0;
 }
 
 /* The VM up to its first KVM_RUN: 0, or -1 after a message. */
 static int setup(struct vm *vm, struct vmm_options *opt, int *ao_fd)
 {
-	/* SA_RESTART as in sigbus.c; poll(2) in the monitor still returns EINTR */
-	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
 	unsigned int i;
 
 	if (guest_image_read(&vm->image, opt->kernel_path ? opt->kernel_path : opt->image_path) ||
@@ -361,10 +495,20 @@ static int setup(struct vm *vm, struct vmm_options *opt, int *ao_fd)
 		pr_errno("prctl(PR_MCE_KILL)");
 		return -1;
 	}
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
 	/* last: nothing after it can fail and leave the table behind */
 	return guest_ram_publish(vm, opt->memmap_path);
+}
+
+/*
+ * atexit(), after the table's removal: what the writers still hold gets
+ * FINAL_FLUSH_NS to go out, then the process ends whatever its readers do.
+ */
+static void flush_outputs(void)
+{
+	uint64_t deadline = monotonic_ns() + FINAL_FLUSH_NS;
+
+	report_drain(deadline);
+	outq_drain(&console_out, deadline);
 }
 
 int main(int argc, char **argv)
@@ -384,6 +528,11 @@ int main(int argc, char **argv)
 	}
 	if (opt.action == VMM_CHECK)
 		return kvm_dev_check();
+	/* before anything that the table's removal or a report depends on */
+	install_stop_signals();
+	if (report_start())
+		return 1;
+	atexit(flush_outputs);
 	if (setup(&vm, &opt, &ao_fd))
 		return 1;
 	report("vmm_start", "\"pid\":%d,\"guest\":\"%s\",\"vendor\":\"%s\",\"mce_encoding\":\"%s\","
@@ -419,7 +568,7 @@ int main(int argc, char **argv)
 	/* A guest stopped on request (SIGTERM, --passes 0) counts as done. */
 	for (i = 0; i < opt.nr_vcpus; i++)
 		done += vm.vcpus[i].state == VCPU_DONE ||
-			(stop_signal && vm.vcpus[i].state == VCPU_STOPPED);
+			(stop_requested() && vm.vcpus[i].state == VCPU_STOPPED);
 	ok = done == opt.nr_vcpus;
 	/* before vmm_exit: a script that saw that line finds the table gone */
 	guest_ram_unpublish();
@@ -427,9 +576,13 @@ int main(int argc, char **argv)
 		uart_flush(&vm.uart);
 	report("vmm_exit", "\"status\":\"%s\",\"vcpus_done\":%u,\"injected\":%lu,"
 	       "\"poisoned_pages\":%u,\"resets\":%u,\"ao_overflows\":%lu,\"ao_not_delivered\":%lu,"
-	       "\"io_ignored\":%lu,\"foreign_signals\":%lu",
-	       ok ? (stop_signal ? "stopped" : "ok") : "fail", done, mce_delivery_injected(&vm),
+	       "\"io_ignored\":%lu,\"foreign_signals\":%lu,\"report_dropped\":%lu,\"console_dropped\":%lu",
+	       ok ? (stop_requested() ? "stopped" : "ok") : "fail", done, mce_delivery_injected(&vm),
 	       mce_delivery_poisoned_pages(&vm), resets, sigbus_ao_overflows(),
-	       mce_delivery_not_delivered(&vm), vm.io_seen.ignored, sigbus_foreign_count());
+	       mce_delivery_not_delivered(&vm), vm.io_seen.ignored, sigbus_foreign_count(),
+	       report_dropped_lines(), outq_dropped(&console_out, NULL));
+	/* no vmm_exit line reached anyone: the exit status is all that is left to say */
+	if (report_channel_broken())
+		return EXIT_REPORT_CLOSED;
 	return ok ? 0 : 1;
 }

@@ -125,9 +125,13 @@ static const struct option_desc options[] = {
 	OPT_STRING_ROW("append", "CMDLINE", "the Linux guest's command line (default\n"
 		       "\"console=ttyS0\")", append),
 	OPT_STRING_ROW("console", "FILE", "the Linux guest's serial console (COM1), appended\n"
-		       "to FILE (default: stdout)", console_path),
-	OPT_STRING_ROW("console-in", "FILE", "what the Linux guest reads on COM1: a file, a FIFO,\n"
-		       "or - for stdin (default: nothing)", console_in),
+		       "to FILE: your own file (created 0600), a FIFO with a\n"
+		       "reader, a terminal or /dev/null; never a symlink (default:\n"
+		       "stderr; never stdout, the report channel)", console_path),
+	OPT_STRING_ROW("console-in", "FILE", "what the Linux guest reads on COM1: a file, a FIFO\n"
+		       "(its writer may come later) or - for stdin (default:\n"
+		       "nothing)",
+		       console_in),
 	OPT_FLAG_ROW("console-stamp", "start every console line with \"[t_ns=N] \", its\n"
 		     "CLOCK_MONOTONIC time (the clock of the report lines)", console_stamp),
 	OPT_CALL_ROW("mem", "MIB", "guest RAM (default 16, Linux 128; at least 8)", set_mem),

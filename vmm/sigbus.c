@@ -5,6 +5,7 @@
 #include "ao_ring.h"
 #include "clock.h"
 #include "guest_ram.h"
+#include "report.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,15 +51,24 @@ const char *sigbus_code_name(int code)
 	return "other";
 }
 
-/* write(2) a string; async-signal-safe. */
-static void put(const char *s)
-{
-	ssize_t r = write(STDOUT_FILENO, s, strlen(s));
+/*
+ * die_consumed()'s report line, built in one buffer and written with one
+ * write(2) at the end: pieces written one by one could interleave with the
+ * report writer's lines, and each could block on a full stdout.
+ */
+struct line_buf {
+	char s[512];
+	size_t n;
+};
 
-	(void)r;
+/* Append a string; async-signal-safe (no stdio). */
+static void put(struct line_buf *b, const char *s)
+{
+	while (*s && b->n < sizeof(b->s) - 1)
+		b->s[b->n++] = *s++;
 }
 
-static void put_hex(uint64_t v)
+static void put_hex(struct line_buf *b, uint64_t v)
 {
 	char buf[19] = "0x";
 	int i, n = 0;
@@ -70,7 +80,7 @@ static void put_hex(uint64_t v)
 			buf[2 + n++] = "0123456789abcdef"[d];
 	}
 	buf[2 + n] = 0;
-	put(buf);
+	put(b, buf);
 }
 
 /*
@@ -80,35 +90,42 @@ static void put_hex(uint64_t v)
  */
 static void die_consumed(const siginfo_t *si)
 {
+	struct line_buf b = { .n = 0 };
 	struct gpa_extent ext;
 	/* the page at si_addr: si_addr_lsb is not trusted here */
 	int in_ram = guest_mem && !memslot_translate(guest_mem, (uintptr_t)si->si_addr, 12, &ext);
 
-	put("{\"event\":\"sigbus\",\"si_code\":\"");
-	put(sigbus_code_name(si->si_code));
-	put("\",\"hva\":\"");
-	put_hex((uintptr_t)si->si_addr);
-	put("\",\"gpa\":");
+	put(&b, "{\"event\":\"sigbus\",\"si_code\":\"");
+	put(&b, sigbus_code_name(si->si_code));
+	put(&b, "\",\"hva\":\"");
+	put_hex(&b, (uintptr_t)si->si_addr);
+	put(&b, "\",\"gpa\":");
 	if (in_ram) {
-		put("\"");
-		put_hex(ext.gpa);
-		put("\"");
+		put(&b, "\"");
+		put_hex(&b, ext.gpa);
+		put(&b, "\"");
 	} else {
-		put("null");
+		put(&b, "null");
 	}
 	/* in the words of QEMU's MEMORY_FAILURE event, as mce_event_report() */
-	put(in_ram ? ",\"recipient\":\"guest\"" : ",\"recipient\":\"hypervisor\"");
-	put(",\"action\":\"fatal\",\"action_required\":");
-	put(si->si_code == BUS_MCEERR_AR ? "true" : "false");
-	put(",\"recursive\":false,\"reason\":\"");
+	put(&b, in_ram ? ",\"recipient\":\"guest\"" : ",\"recipient\":\"hypervisor\"");
+	put(&b, ",\"action\":\"fatal\",\"action_required\":");
+	put(&b, si->si_code == BUS_MCEERR_AR ? "true" : "false");
+	put(&b, ",\"recursive\":false,\"reason\":\"");
 	if (si->si_code != BUS_MCEERR_AR && si->si_code != BUS_MCEERR_AO)
-		put("SIGBUS that is not a memory error (a bad access by the VMM itself)");
+		put(&b, "SIGBUS that is not a memory error (a bad access by the VMM itself)");
 	else if (in_ram)
-		put("the VMM itself consumed poisoned guest memory");
+		put(&b, "the VMM itself consumed poisoned guest memory");
 	else
-		put("the VMM consumed poisoned memory outside guest RAM");
-	put("\"}\n");
-	guest_ram_unpublish();	/* _exit() skips atexit(): remove the memslot table here */
+		put(&b, "the VMM consumed poisoned memory outside guest RAM");
+	put(&b, "\"}\n");
+	/*
+	 * _exit() skips atexit(): remove the memslot table here, and first, so
+	 * that no stdout, however stuck, can keep it.
+	 */
+	guest_ram_unpublish();
+	/* after the lines queued before it; bounded: nobody may read stdout */
+	report_write_last(b.s, b.n, 1000);
 	_exit(3);
 }
 

@@ -3,7 +3,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "clock.h"
 
@@ -37,11 +36,11 @@
 #define MSR_RI		0x40
 #define MSR_DCD		0x80
 
-void uart_init(struct uart_8250 *u, int out_fd, void (*set_irq)(void *, int), void *ctx)
+void uart_init(struct uart_8250 *u, struct outq *out, void (*set_irq)(void *, int), void *ctx)
 {
 	memset(u, 0, sizeof(*u));
 	pthread_mutex_init(&u->lock, NULL);
-	u->out_fd = out_fd;
+	u->out = out;
 	u->set_irq = set_irq;
 	u->ctx = ctx;
 	u->lcr = 0x03;		/* 8N1, as firmware leaves it */
@@ -69,37 +68,27 @@ static void update_irq(struct uart_8250 *u)
 	}
 }
 
-static void write_all(int fd, const char *p, unsigned int left)
-{
-	/* best effort: a console that cannot be written must not stop the guest */
-	while (left) {
-		ssize_t n = write(fd, p, left);
-
-		if (n <= 0)
-			break;
-		p += n;
-		left -= n;
-	}
-}
-
 /*
- * A line at a time, so that console and report lines never interleave
- * mid-line on a shared stdout. With stamp, each line starts with the time
- * its last byte left the guest, on the clock the VMM's reports and the
- * tools use: the one measure of when a guest said something.
+ * A line at a time, so that console lines never interleave mid-line with
+ * other output on a shared file. With stamp, each line starts with the time
+ * its last byte (or, for a line longer than UART_LINE_MAX, its first part's
+ * last byte) left the guest, on the clock the VMM's reports and the tools
+ * use: the one measure of when a guest said something. Only a line's start
+ * is stamped: the rest of a long line goes out as it is.
  */
 static void write_out(struct uart_8250 *u)
 {
-	char prefix[40];
+	char buf[40 + UART_LINE_MAX];
+	int n = 0;
 
-	if (u->stamp) {
-		int n = snprintf(prefix, sizeof(prefix), "[t_ns=%llu] ",
-				 (unsigned long long)monotonic_ns());
-
-		write_all(u->out_fd, prefix, n);
-	}
-	write_all(u->out_fd, u->line, u->line_len);
+	if (u->stamp && !u->mid_line)
+		n = snprintf(buf, 40, "[t_ns=%llu] ", (unsigned long long)monotonic_ns());
+	memcpy(buf + n, u->line, u->line_len);
+	n += u->line_len;
+	u->mid_line = u->line[u->line_len - 1] != '\n';
 	u->line_len = 0;
+	/* best effort: a console that cannot take it must not stop the guest */
+	outq_put(u->out, buf, n);
 }
 
 static void transmit(struct uart_8250 *u, uint8_t c)

@@ -13,6 +13,8 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "outq.h"
+
 #define UART_COM1_BASE		0x3f8
 #define UART_COM1_IRQ		4
 #define UART_NR_REGS		8
@@ -29,14 +31,19 @@ struct uart_8250 {
 	/* where the line goes: 0/1 from set_irq; ctx is the caller's */
 	void (*set_irq)(void *ctx, int level);
 	void *ctx;
-	int out_fd;			/* console output, a line at a time */
+	struct outq *out;		/* console output, a line at a time */
 	int stamp;			/* prefix each line with its CLOCK_MONOTONIC time */
 	char line[UART_LINE_MAX];
 	unsigned int line_len;
+	int mid_line;			/* what went out last did not end its line */
 	unsigned long bytes_out;
 };
 
-void uart_init(struct uart_8250 *u, int out_fd, void (*set_irq)(void *, int), void *ctx);
+/*
+ * out: where whole lines go (queued: a console nobody reads never blocks the
+ * vCPU that writes THR; a line that does not fit is dropped and counted).
+ */
+void uart_init(struct uart_8250 *u, struct outq *out, void (*set_irq)(void *, int), void *ctx);
 /* A guest access to register offset (0..7) of the UART; *data in or out. */
 void uart_io(struct uart_8250 *u, unsigned int offset, int is_write, uint8_t *data);
 /* Bytes for the guest to read; returns how many fitted in the FIFO. */

@@ -176,4 +176,227 @@ if [ "$bg_rc" -eq 0 ] && [ "${overflows:-x}" = 0 ] && [ "${foreign:-0}" -ge 1 ] 
 else
 	fail "${pfx}kill-bus-flood" "exit $bg_rc: foreign_signals ${foreign:-none}, ao_overflows ${overflows:-none} (want 0), $lines lines (want at most 5): $(tail_of "$flood_log")"
 fi
+
+# --- the report channel, the console's paths and signals (issue 19)
+# ended_within PID SECONDS: wait for our child PID to end (a zombie, or gone),
+# then reap it into end_rc; a process still there after SECONDS is killed
+# (end_rc 137) and 1 returned. The bound is for a hang, not a delay: the
+# loop returns as soon as the process has ended.
+ended_within() {
+	local n=0 state
+	while state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1) &&
+		[ -n "$state" ] && [ "$state" != Z ] && [ $n -lt $(($2 * 10)) ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	if [ -n "$state" ] && [ "$state" != Z ]; then
+		kill -KILL "$1" 2>/dev/null
+		wait "$1" 2>/dev/null
+		end_rc=137
+		return 1
+	fi
+	# (bash's "Segmentation fault" job notice is not the VMM's output)
+	wait "$1" 2>/dev/null
+	end_rc=$?
+	return 0
+}
+# wait_file_has FILE PATTERN PID: until FILE holds PATTERN or PID ended; 60 s bound
+wait_file_has() {
+	local n=0
+	while ! grep -q -- "$2" "$1" 2>/dev/null && [ -e "/proc/$3" ] &&
+		[ "$(sed 's/.*) //' "/proc/$3/stat" 2>/dev/null | cut -c1)" != Z ] && [ $n -lt 600 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	grep -q -- "$2" "$1" 2>/dev/null
+}
+# in_pipe_write PID: a thread of PID sleeps in pipe_write (its reader stopped reading)
+in_pipe_write() { cat /proc/"$1"/task/*/wchan 2>/dev/null | grep -q pipe_write; }
+
+# --console: every output path opened without following a symlink, never
+# another user's file, a file with other names or the memslot tables'
+# directory (a planted symlink once carried guest lines into a VMM's table,
+# where each became a slot). A fake bzImage: the console is opened before
+# the kernel is read, so an accepted path ends at "not a bzImage".
+fakebz=$tmp/fake-bzImage
+head -c 8192 /dev/zero >"$fakebz"
+notbz='not a bzImage'
+: >"$tmp/victim"
+ln -s "$tmp/victim" "$tmp/con-symlink"
+expect "${pfx}console-symlink" 1 'is a symbolic link' \
+	timed 10 --kernel "$fakebz" --console "$tmp/con-symlink"
+ln -s "$tmp/not-yet" "$tmp/con-dangling"
+expect "${pfx}console-dangling-symlink" 1 'is a symbolic link' \
+	timed 10 --kernel "$fakebz" --console "$tmp/con-dangling"
+check "${pfx}console-dangling-symlink-no-file" "no file made where the dangling symlink pointed" \
+	test ! -e "$tmp/not-yet"
+: >"$tmp/con-linked"
+ln "$tmp/con-linked" "$tmp/con-link2"
+expect "${pfx}console-hard-link" 1 'has 2 hard links' \
+	timed 10 --kernel "$fakebz" --console "$tmp/con-linked"
+if [ "$(id -u)" -eq 0 ]; then
+	: >"$tmp/con-theirs"
+	chown 65534 "$tmp/con-theirs"
+	expect "${pfx}console-other-user" 1 'belongs to uid 65534' \
+		timed 10 --kernel "$fakebz" --console "$tmp/con-theirs"
+	table_dir=/run/hwlab-vmm
+else
+	skip "${pfx}console-other-user" "not root: cannot make a file another user owns"
+	table_dir=/tmp/hwlab-vmm-$(id -u)
+fi
+# the table directory exists: the runs above published their tables in it
+expect "${pfx}console-table-dir" 1 "in the memslot tables' directory" \
+	timed 10 --kernel "$fakebz" --console "$table_dir/1.memmap"
+ln -s "$table_dir" "$tmp/table-dir-link"
+expect "${pfx}console-table-dir-symlinked" 1 "in the memslot tables' directory" \
+	timed 10 --kernel "$fakebz" --console "$tmp/table-dir-link/1.memmap"
+check "${pfx}console-table-dir-untouched" "no 1.memmap made in $table_dir" test ! -e "$table_dir/1.memmap"
+expect "${pfx}console-char-device" 1 'not a regular file, a FIFO, a terminal or /dev/null' \
+	timed 10 --kernel "$fakebz" --console /dev/zero
+expect "${pfx}console-dev-null" 1 "$notbz" timed 10 --kernel "$fakebz" --console /dev/null
+expect "${pfx}console-new-file" 1 "$notbz" timed 10 --kernel "$fakebz" --console "$tmp/con-new"
+check "${pfx}console-new-file-0600" "a new console file is mode 0600" \
+	sh -c "ls -ln '$tmp/con-new' | grep -q '^-rw------- '"
+# Start-up never blocks on a console path: a FIFO with no reader used to
+# block open() for ever, as did --console-in on a FIFO with no writer.
+mkfifo "$tmp/con-fifo" "$tmp/con-in-fifo"
+expect "${pfx}console-fifo-no-reader" 1 'a FIFO with no reader' \
+	timed 10 --kernel "$fakebz" --console "$tmp/con-fifo"
+# A real kernel, so that the VMM gets as far as starting the guest (the
+# input used to be opened after the kernel was loaded); the guest need not
+# boot: vmm_start is the state waited for.
+if [ -f "$here/build/bzImage" ]; then
+	"$vmm" --kernel "$here/build/bzImage" --console /dev/null --console-in "$tmp/con-in-fifo" \
+		--memmap "$tmp/con-in.memmap" >"$tmp/con-in.log" 2>&1 &
+	pid=$!
+	if wait_file_has "$tmp/con-in.log" '"event":"vmm_start"' "$pid"; then
+		pass "${pfx}console-in-fifo-no-writer" "started with --console-in a FIFO nobody writes"
+	else
+		fail "${pfx}console-in-fifo-no-writer" "no vmm_start line: $(tail_of "$tmp/con-in.log")"
+	fi
+	kill -TERM "$pid" 2>/dev/null
+	ended_within "$pid" 30 || fail "${pfx}console-in-fifo-no-writer-stop" "SIGTERM did not end it"
+	cat "$tmp/con-in.log" >>"$all_output"
+else
+	skip "${pfx}console-in-fifo-no-writer" "no build/bzImage (make kernel): the VMM must get as far as starting a Linux guest"
+fi
+# a FIFO that has its reader is a console like any other
+cat "$tmp/con-fifo" >/dev/null &
+reader=$!
+expect "${pfx}console-fifo-with-reader" 1 "$notbz" \
+	timed 10 --kernel "$fakebz" --console "$tmp/con-fifo"
+kill "$reader" 2>/dev/null
+wait "$reader" 2>/dev/null
+# The console is never stdout, the report channel: the default is stderr,
+# refused where stderr is stdout (timed's 2>&1 into a pipe) and guest lines
+# would read as reports (a guest printed a forged vmm_exit "ok").
+expect "${pfx}console-not-stdout" 1 'stderr is stdout here' timed 10 --kernel "$fakebz"
+
+# Signals: each whose default action ends a process stops the VMM with its
+# table removed (SIGPIPE, SIGHUP, SIGALRM, SIGUSR2 used to leave it). The
+# graceful ones stop the guest as SIGTERM does (exit 0, vmm_exit
+# "stopped"); the core-dumping ones remove the table and end as the
+# signal would (128 + its number; no core file). The VMM is ready once its
+# vmm_start line is out: the table is published before it.
+# (ASan would report the kill -SEGV/-FPE as a crash: not its handlers here.)
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_sigfpe=0:handle_sigill=0
+graceful="HUP INT TERM ALRM USR2 IO PROF VTALRM STKFLT PWR"
+for n in $(seq 0 $(($(kill -l RTMAX) - $(kill -l RTMIN)))); do
+	graceful="$graceful RTMIN+$n"
+done
+core="QUIT ILL TRAP ABRT FPE SEGV SYS XCPU"
+for sig in $graceful $core; do
+	log=$tmp/sig-$sig.log table=$tmp/sig-$sig.memmap
+	(ulimit -c 0 && exec "$vmm" --passes 0 --memmap "$table" "$guest" >"$log" 2>&1) &
+	pid=$!
+	if ! wait_file_has "$log" '"event":"vmm_start"' "$pid"; then
+		ended_within "$pid" 1
+		fail "${pfx}signal-$sig" "no vmm_start line: $(tail_of "$log")"
+		continue
+	fi
+	kill -s "$sig" "$pid"
+	ended_within "$pid" 30
+	cat "$log" >>"$all_output"
+	want=0
+	case " $core " in *" $sig "*) want=$((128 + $(kill -l "$sig"))) ;; esac
+	if [ "$end_rc" -eq "$want" ] && [ ! -e "$table" ] &&
+		{ [ "$want" -ne 0 ] || grep -q '"event":"vmm_exit","status":"stopped"' "$log"; }; then
+		pass "${pfx}signal-$sig" "exit $end_rc, table removed"
+	else
+		fail "${pfx}signal-$sig" "exit $end_rc (want $want), table $([ -e "$table" ] && echo left behind || echo removed): $(tail_of "$log")"
+	fi
+	rm -f "$table"
+done
+
+# stdout closed (hwlab-vmm ... | head -n 1): SIGPIPE is ignored, the report
+# writer sees EPIPE and the VMM stops the guest and exits 4 with its table
+# removed. Once the stop line after a SIGTERM raised SIGPIPE and left the
+# table behind.
+mkfifo "$tmp/head-pipe"
+head -n 1 <"$tmp/head-pipe" >"$tmp/head-first" &
+head_pid=$!
+"$vmm" --passes 0 --memmap "$tmp/head.memmap" "$guest" >"$tmp/head-pipe" 2>"$tmp/head.err" &
+pid=$!
+ended_within "$head_pid" 60
+kill -TERM "$pid" 2>/dev/null
+ended_within "$pid" 30
+cat "$tmp/head.err" >>"$all_output"
+if [ "$end_rc" -eq 4 ] && [ ! -e "$tmp/head.memmap" ] && grep -q '"event":"vmm_start"' "$tmp/head-first"; then
+	pass "${pfx}stdout-closed-sigterm" "exit 4 (report channel closed), table removed"
+else
+	fail "${pfx}stdout-closed-sigterm" "exit $end_rc (want 4), table $([ -e "$tmp/head.memmap" ] && echo left behind || echo removed): $(tail_of "$tmp/head.err")"
+fi
+rm -f "$tmp/head.memmap"
+
+# stdout past the file size limit: SIGXFSZ is ignored (a guest flooding its
+# console file must not end its VMM), the report writer sees EFBIG, and the
+# VMM stops as for EPIPE. It used to die of SIGXFSZ, its table left behind.
+# 2 KiB: vmm_start fits, the guest's lines soon do not.
+(ulimit -f 2 && exec "$vmm" --passes 0 --guest-log-flood 1000 --memmap "$tmp/fsize.memmap" \
+	"$guest" >"$tmp/fsize.log" 2>"$tmp/fsize.err") &
+pid=$!
+ended_within "$pid" 60
+cat "$tmp/fsize.err" >>"$all_output"
+if [ "$end_rc" -eq 4 ] && [ ! -e "$tmp/fsize.memmap" ]; then
+	pass "${pfx}stdout-file-size-limit" "exit 4 at the limit ($(wc -c <"$tmp/fsize.log") bytes written), table removed"
+else
+	fail "${pfx}stdout-file-size-limit" "exit $end_rc (want 4), table $([ -e "$tmp/fsize.memmap" ] && echo left behind || echo removed): $(tail_of "$tmp/fsize.err")"
+fi
+rm -f "$tmp/fsize.memmap"
+
+# A report flood into a stdout nobody reads (the pipe's reader holds it
+# open and never reads): once a vCPU and the monitor both blocked in
+# pipe_write and SIGTERM did nothing. Now the writer thread blocks alone
+# and lines beyond its queue are dropped: SIGTERM ends the VMM within the
+# final flush's bound, table removed. Waits for the state (a thread of the
+# VMM in pipe_write), not for a time.
+mkfifo "$tmp/unread"
+sleep 600 <"$tmp/unread" &
+sleeper=$!
+"$vmm" --guest-log-flood 1000000 --passes 0 --memmap "$tmp/unread.memmap" "$guest" \
+	>"$tmp/unread" 2>"$tmp/unread.err" &
+pid=$!
+n=0
+while ! in_pipe_write "$pid" && [ -e "/proc/$pid" ] && [ $n -lt 3000 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+if in_pipe_write "$pid"; then
+	t0=$(date +%s)
+	kill -TERM "$pid"
+	ended_within "$pid" 30
+	secs=$(($(date +%s) - t0))
+	if [ "$end_rc" -eq 0 ] && [ ! -e "$tmp/unread.memmap" ]; then
+		pass "${pfx}report-flood-unread-stdout" "SIGTERM with stdout full and unread: ended in ${secs}s, exit 0, table removed"
+	else
+		fail "${pfx}report-flood-unread-stdout" "exit $end_rc after ${secs}s (want 0 within 30s), table $([ -e "$tmp/unread.memmap" ] && echo left behind || echo removed)"
+	fi
+else
+	ended_within "$pid" 1
+	fail "${pfx}report-flood-unread-stdout" "stdout never filled up: $(tail_of "$tmp/unread.err")"
+fi
+kill "$sleeper" 2>/dev/null
+wait "$sleeper" 2>/dev/null
+cat "$tmp/unread.err" >>"$all_output"
+rm -f "$tmp/unread.memmap"
 finish

@@ -35,6 +35,7 @@ int main(void)
 	run("which pages a tool may poison", test_page_classify);
 	run("SIGBUS a process sent: counted, not in the AO ring", test_sigbus_foreign);
 	run("vCPU reset to its power-on state (host /dev/kvm)", test_vcpu_reset);
+	run("output queue: drops, notices, EPIPE", test_outq);
 	printf("unit: %u passed, %u failed\n", unit_passed, unit_failed);
 	return unit_failed != 0;
 }

@@ -173,12 +173,15 @@ static void record_irq(void *ctx, int level)
 static void test_uart(void)
 {
 	struct uart_8250 u;
+	struct outq q;
 	int p[2];
 	char out[64] = "";
 	uint8_t b;
 
 	CHECK_EQ(pipe(p), 0);
-	uart_init(&u, p[1], record_irq, NULL);
+	/* not started: each line is written at once, by the caller */
+	q = (struct outq)OUTQ_INIT(p[1]);
+	uart_init(&u, &q, record_irq, NULL);
 	/* Linux's 8250 probe: IER holds 4 bits, loopback maps MCR to MSR */
 	b = 0x0f;
 	uart_io(&u, 1, 1, &b);
@@ -268,6 +271,52 @@ static void test_limits(void)
 	CHECK(strstr(err, "initrd_addr_max 0x2ffffff") && !strstr(err, "more --mem"), "%s", err);
 }
 
+/* Bytes the UART sent to a console pipe, one THR write each. */
+static void uart_send(struct uart_8250 *u, const char *s, unsigned int n)
+{
+	uint8_t b;
+
+	for (; n--; s++) {
+		b = *s;
+		uart_io(u, 0, 1, &b);
+	}
+}
+
+/*
+ * --console-stamp stamps a line's start only: a line longer than the
+ * UART's line buffer goes out in parts, and the second part once got a
+ * stamp of its own in the middle of the line.
+ */
+static void test_uart_stamp(void)
+{
+	struct uart_8250 u;
+	struct outq q;
+	char longline[3 * UART_LINE_MAX + 1], out[4096];
+	int p[2], n, stamps = 0;
+	char *at;
+
+	CHECK_EQ(pipe(p), 0);
+	q = (struct outq)OUTQ_INIT(p[1]);
+	uart_init(&u, &q, NULL, NULL);
+	u.stamp = 1;
+	memset(longline, 'x', sizeof(longline) - 1);
+	longline[sizeof(longline) - 1] = '\n';
+	uart_send(&u, longline, sizeof(longline));
+	uart_send(&u, "short\n", 6);
+	n = read(p[0], out, sizeof(out) - 1);
+	CHECK(n > 0, "no console output");
+	out[n > 0 ? n : 0] = 0;
+	for (at = out; (at = strstr(at, "[t_ns=")); at++)
+		stamps++;
+	CHECK(stamps == 2, "%d stamps for 2 lines (one of %zu bytes)", stamps, sizeof(longline));
+	CHECK(!strncmp(out, "[t_ns=", 6), "the first line starts '%.10s'", out);
+	at = strstr(out, "\n[t_ns=");
+	CHECK(at && !strncmp(at + 1 + strcspn(at + 1, "]") + 2, "short\n", 6),
+	      "the second line is not a stamped 'short'");
+	close(p[0]);
+	close(p[1]);
+}
+
 void test_linux_boot(void)
 {
 	test_limits();
@@ -276,4 +325,5 @@ void test_linux_boot(void)
 	test_mptable();
 	test_cpuid();
 	test_uart();
+	test_uart_stamp();
 }

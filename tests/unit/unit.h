@@ -45,5 +45,6 @@ void test_ratelimit(void);
 void test_page_classify(void);
 void test_sigbus_foreign(void);
 void test_vcpu_reset(void);
+void test_outq(void);
 
 #endif
