@@ -48,6 +48,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -105,33 +107,6 @@ static void check_is_vmm(pid_t pid)
 		die("pid %d is not a %s (it runs %s): refusing to poison it", (int)pid, want, exe);
 }
 
-/*
- * The start time of pid (/proc/PID/stat field 22, in clock ticks since
- * boot): with the pid, it names one process for the life of the system.
- */
-static unsigned long long start_time(pid_t pid)
-{
-	char path[32], buf[1024], *p;
-	unsigned long long t = 0;
-	unsigned int field;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	/* after the command name, which may hold blanks and ')': field 3 on */
-	p = strrchr(buf, ')');
-	for (field = 2; p && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		t = strtoull(p + 1, NULL, 10);
-	return t;
-}
-
 static unsigned long long vmm_start_time;	/* of the process the checks were made on */
 
 /*
@@ -141,7 +116,7 @@ static unsigned long long vmm_start_time;	/* of the process the checks were made
  */
 static void check_same_process(pid_t pid)
 {
-	if (start_time(pid) != vmm_start_time)
+	if (proc_start_time(pid) != vmm_start_time)
 		die("pid %d is no longer the hwlab-vmm it was (it exited, or its pid was "
 		    "reused): refusing to poison", (int)pid);
 }
@@ -152,7 +127,7 @@ static void check_same_process(pid_t pid)
  * us before fstat can refuse it), owned by the VMM's uid, which must be
  * root or ours, and writable by nobody else (mode 0600).
  */
-static FILE *open_table(const char *path, pid_t pid, uid_t vmm_uid)
+static FILE *open_table(const char *path, pid_t pid, uid_t vmm_uid, struct stat *table)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -180,41 +155,100 @@ static FILE *open_table(const char *path, pid_t pid, uid_t vmm_uid)
 	f = fdopen(fd, "r");
 	if (!f)
 		die("fdopen %s: %s", path, strerror(errno));
+	*table = st;
 	return f;
 }
 
+#ifndef PR_SET_VMA
+#define PR_SET_VMA		0x53564d41
+#define PR_SET_VMA_ANON_NAME	0
+#endif
+
 /*
- * Every slot must be guest RAM of that very process: writable mappings of
- * it. smaps rather than maps: its VmFlags tell a private hugetlbfs file
- * mapping (QEMU's memory-backend-file for a libvirt <hugepages/> guest)
- * from a private mapping of any other file.
+ * Does this kernel name anonymous mappings (CONFIG_ANON_VMA_NAME)? Asked
+ * of a page of our own: then hwlab-vmm's guest RAM must carry its name.
+ */
+static int kernel_names_anon_vmas(void)
+{
+	void *p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int named;
+
+	if (p == MAP_FAILED)
+		die("mmap of a probe page: %s", strerror(errno));
+	named = !prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, (unsigned long)p, PAGE,
+		       (unsigned long)"hwpoison-guest-probe");
+	munmap(p, PAGE);
+	return named;
+}
+
+/*
+ * Every slot must be guest RAM of that very process (lib/memmap.h: which
+ * mappings are, for hwlab-vmm and for QEMU). smaps rather than maps: its
+ * VmFlags say "dd" (hwlab-vmm's mark) and "ht" (hugetlb, which tells
+ * QEMU's private hugetlbfs file mapping for a libvirt <hugepages/> guest
+ * from a private mapping of any other file).
  */
 static void check_slots_mapped(const struct memmap *m, const char *path, pid_t pid)
 {
-	char maps_path[32], err[256];
+	char maps_path[32], err[300];
+	enum guest_ram_rule rule = RAM_RULE_QEMU;
 	FILE *maps;
 
+	if (!strcmp(target_exe, "hwlab-vmm"))
+		rule = kernel_names_anon_vmas() ? RAM_RULE_HWLAB_NAMED : RAM_RULE_HWLAB;
 	snprintf(maps_path, sizeof(maps_path), "/proc/%d/smaps", (int)pid);
 	maps = fopen(maps_path, "r");
 	if (!maps)
 		die("cannot read %s: %s", maps_path, strerror(errno));
-	if (memmap_check_maps(m, maps, err, sizeof(err)))
+	if (memmap_check_maps(m, maps, rule, err, sizeof(err)))
 		die("memslot table %s does not match pid %d: %s", path, (int)pid, err);
 	fclose(maps);
+}
+
+/* The table the checks were made on, kept open: its inode cannot be reused. */
+static const char *table_path;
+static struct stat table_st;
+
+/*
+ * The table must be the one the live process pid wrote and still holds
+ * open (lib/memmap.h): a table left behind by a killed VMM, or a copy,
+ * never speaks for a process that got its pid later.
+ */
+static void check_table_held(pid_t pid)
+{
+	char err[128];
+	int r;
+
+	if (!table_path)
+		return;
+	r = memmap_held_by(pid, &table_st, err, sizeof(err));
+	if (r < 0)
+		die("pid %d: %s: cannot tell whether it holds memslot table %s (did it exit?): "
+		    "refusing to poison", (int)pid, err, table_path);
+	if (!r)
+		die("memslot table %s is not open in pid %d: it is not the table that process "
+		    "published (one left behind by an earlier process, or a copy): refusing it",
+		    table_path, (int)pid);
 }
 
 static void read_memmap(const char *path, pid_t pid, uid_t vmm_uid, struct memmap *m)
 {
 	char err[256];
-	FILE *f = open_table(path, pid, vmm_uid);
+	/* never closed: open, its inode is not reused while the checks hold */
+	FILE *f = open_table(path, pid, vmm_uid, &table_st);
 
 	if (memmap_read(f, m, err, sizeof(err)))
 		die("memslot table %s is malformed: %s", path, err);
-	fclose(f);
 	if (m->pid != pid)
 		die("memslot table %s was written by pid %d, not %d: a stale table, refusing it",
 		    path, (int)m->pid, (int)pid);
+	if (m->start != vmm_start_time)
+		die("memslot table %s was written by a pid %d that started at %llu, but pid %d "
+		    "now is a process that started at %llu: a stale table of an earlier process, "
+		    "refusing it", path, (int)pid, m->start, (int)pid, vmm_start_time);
 	check_slots_mapped(m, path, pid);
+	table_path = path;
+	check_table_held(pid);
 }
 
 /*
@@ -317,6 +351,7 @@ static uint64_t poison(pid_t pid, const struct memmap *m, uint64_t gpa, unsigned
 	if (!use_corrupt_va)
 		recheck_pfn(pid, hva, gpa, pfn);
 	check_same_process(pid);
+	check_table_held(pid);
 	/* t_ns: just before the write, the start of every latency measured from it */
 	t = monotonic_ns();
 	if (use_corrupt_va)
@@ -556,13 +591,13 @@ static int poison_domain_page(virDomainPtr dom, uint64_t gpa)
 		fprintf(stderr, "hwpoison-guest: error: %s\n", err);
 		return 1;
 	}
-	started = start_time(pid);
+	started = proc_start_time(pid);
 	if (lv_gpa2hva(dom, page, &hva, err, sizeof(err))) {
 		fprintf(stderr, "hwpoison-guest: error: %s\n", err);
 		return 1;
 	}
 	again = lv_qemu_pid(dom, err, sizeof(err));
-	if (again != pid || start_time(pid) != started) {
+	if (again != pid || proc_start_time(pid) != started) {
 		fprintf(stderr, "hwpoison-guest: error: domain %s's QEMU changed (pid %d, now %d) "
 			"while its page was looked up: refusing to poison\n", virDomainGetName(dom),
 			(int)pid, (int)again);
@@ -731,7 +766,7 @@ int main(int argc, char **argv)
 	if (kill(pid, 0) && errno == ESRCH)
 		die("pid %d: no such process", (int)pid);
 	/* first: every check below is then known to be about this process */
-	vmm_start_time = start_time(pid);
+	vmm_start_time = proc_start_time(pid);
 	if (!vmm_start_time)
 		die("pid %d: cannot read /proc/%d/stat", (int)pid, (int)pid);
 	vmm_uid = owner_of(pid);

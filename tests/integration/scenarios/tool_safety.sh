@@ -1,8 +1,10 @@
 # hwpoison-guest never poisons a page it cannot trust: a memslot table that
-# is a symlink, someone else's, writable by others, stale, of a process
-# that is not hwlab-vmm, or pointing outside the VMM's RAM; a zero page, a
-# page never touched; a malformed number. Each refusal is a clear message,
-# exit 1 and nothing written. Every run goes to a fake debugfs (a plain
+# is a symlink, someone else's, writable by others, stale (left by a killed
+# VMM whose pid a new one got: its header's start time, and the new VMM
+# does not hold that file open), a copy, of a process that is not
+# hwlab-vmm, or pointing outside the VMM's marked guest RAM (its .bss, heap,
+# a thread's stack); a zero page, a page never touched; a malformed number.
+# Each refusal is a clear message, exit 1 and nothing written. Every run goes to a fake debugfs (a plain
 # file for hwpoison/corrupt-pfn), so this also runs on the host
 # (tests/host/tool_safety.sh) without poisoning anything there.
 # The VMM publishes its table as a new file and removes it at every exit.
@@ -21,6 +23,10 @@ mkdir -p "$fake/hwpoison"
 
 # report_field LOG FIELD: a string field of the vmm_start line
 report_field() { sed -n "s/.*\"event\":\"vmm_start\".*\"$2\":\"\\([^\"]*\\)\".*/\\1/p" "$1"; }
+# report_value LOG FIELD: a number or boolean field of the vmm_start line
+report_value() { sed -n "s/.*\"event\":\"vmm_start\".*\"$2\":\\([0-9a-z]*\\).*/\\1/p" "$1"; }
+# start_time PID: /proc/PID/stat field 22 (after the command name, which may hold blanks)
+start_time() { sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f20; }
 # refused NAME PATTERN ARGS...: the tool exits 1 with PATTERN and writes nothing
 refused() {
 	name=$1 pattern=$2
@@ -93,33 +99,61 @@ chown 65534 "$t/nobody"
 refused table-owner 'is owned by uid 65534, but pid' --memmap "$t/nobody" "$pid" 0x612000
 mkfifo "$t/fifo"
 refused table-fifo 'is not a regular file' --memmap "$t/fifo" "$pid" 0x612000
-table_copy "$t/stale" 's/^# pid .*/# pid 1/'
+table_copy "$t/stale" 's/^# pid [0-9]*/# pid 1/'
 refused table-stale-pid 'was written by pid 1, not' --memmap "$t/stale" "$pid" 0x612000
+# A table must carry its writer's start time, be that process's, and be the
+# very file it holds open: a copy that is right in every line is refused.
+table_copy "$t/nostart" 's/^\(# pid [0-9]*\) start .*/\1/'
+refused table-no-start "is malformed: line 1: '# pid $pid' is not '# pid N start T'" \
+	--memmap "$t/nostart" "$pid" 0x612000
+table_copy "$t/wrongstart" "s/^\\(# pid [0-9]*\\) start .*/\\1 start $(($(start_time "$pid") + 1))/"
+refused table-start-wrong 'now is a process that started at' --memmap "$t/wrongstart" "$pid" 0x612000
+table_copy "$t/copy" ''
+refused table-copy-not-held "is not open in pid $pid: it is not the table that process published" \
+	--memmap "$t/copy" "$pid" 0x612000
+check table-held "the VMM holds its table open" sh -c "ls -l /proc/$pid/fd | grep -qF '$memmap'"
 table_copy "$t/unmapped" 's/^0 \([^ ]*\) \([^ ]*\) [^ ]* /0 \1 \2 0x10000 /'
-refused table-hva-unmapped 'is not inside private anonymous writable mappings of pid' \
-	--memmap "$t/unmapped" "$pid" 0x612000
+refused table-hva-unmapped 'is not inside guest RAM' --memmap "$t/unmapped" "$pid" 0x612000
 # Writable and mapped by the VMM alone, yet not guest RAM: the VMM's own data
-# segment (a page-cache page of the binary) and a vCPU's kvm_run (a kernel
-# page). The table names a one-page slot at GPA 0 there.
+# segment (a page-cache page of the binary), a vCPU's kvm_run (a kernel
+# page), and private anonymous memory that is not marked as guest RAM: the
+# static VMM's .bss (the anonymous mapping right after its data segment),
+# its heap, a thread's stack (after its guard page). The table names a
+# one-page slot at GPA 0 there.
 data=$(sed -n 's/^\([0-9a-f]*\)-[0-9a-f]* rw-p .*hwlab-vmm$/\1/p' "/proc/$pid/maps" | head -n 1)
 kvm_run=$(sed -n 's/^\([0-9a-f]*\)-[0-9a-f]* rw-s .*kvm-vcpu.*/\1/p' "/proc/$pid/maps" | head -n 1)
-for target in data:$data kvm_run:$kvm_run; do
+bss=$(awk '$6 ~ /hwlab-vmm$/ && $2 == "rw-p" { split($1, r, "-"); end = r[2]; next }
+	   end != "" { split($1, r, "-"); if (r[1] == end && $2 == "rw-p" && NF == 5) print r[1]; exit }' \
+	"/proc/$pid/maps")
+heap=$(sed -n 's/^\([0-9a-f]*\)-[0-9a-f]* rw-p .*\[heap\]$/\1/p' "/proc/$pid/maps" | head -n 1)
+stack=$(awk '{ split($1, r, "-") }
+	     $2 == "rw-p" && NF == 5 && r[1] == guard { print r[1]; exit }
+	     { guard = $2 == "---p" ? r[2] : "" }' "/proc/$pid/maps")
+for target in data:$data kvm_run:$kvm_run bss:$bss heap:$heap thread-stack:$stack; do
 	name=${target%%:*} hva=${target#*:}
 	if [ -z "$hva" ]; then
 		skip "table-$name" "no $name mapping in /proc/$pid/maps"
 		continue
 	fi
 	table_copy "$t/$name" "s/^0 [^ ]* [^ ]* [^ ]* /0 0 0x1000 0x$hva /"
-	refused "table-$name" 'is not inside private anonymous writable mappings of pid' \
-		--memmap "$t/$name" "$pid" 0
+	refused "table-$name" 'is not inside guest RAM' --memmap "$t/$name" "$pid" 0
 done
+# what makes guest RAM: VmFlags dd on every kernel, and its name where the
+# kernel names anonymous mappings (the outer VM's; not the host's 6.18)
+named=$(report_value "$t/vmm.log" ram_named)
+check ram-dontdump "guest RAM at $hva0 is MADV_DONTDUMP (VmFlags dd)" \
+	sh -c "grep -A30 '^${hva0#0x}-' /proc/$pid/smaps | grep -m1 '^VmFlags' | grep -qw dd"
+if [ "$VMM" = hwlab-vmm ]; then
+	check ram-named "vmm_start says ram_named true (got $named), smaps names it" \
+		sh -c "[ '$named' = true ] && grep -q '^${hva0#0x}-.*\[anon:hwlab-guest-ram\]\$' /proc/$pid/maps"
+fi
 table_copy "$t/garbage" '$s/$/ trailing/'
 refused table-garbage 'is malformed: line 3' --memmap "$t/garbage" "$pid" 0x612000
-table_copy "$t/bigpid" 's/^# pid .*/# pid 4294967297/'
+table_copy "$t/bigpid" 's/^# pid [0-9]*/# pid 4294967297/'
 refused table-pid-overflow 'is malformed: line 1' --memmap "$t/bigpid" "$pid" 0x612000
 sleep 60 &
 other=$!
-table_copy "$t/other" "s/^# pid .*/# pid $other/"
+table_copy "$t/other" "s/^# pid [0-9]*/# pid $other/"
 refused not-a-vmm "pid $other is not a hwlab-vmm" --memmap "$t/other" "$other" 0x612000
 kill "$other"
 
@@ -130,6 +164,75 @@ check vmm-precreated-kept "the file already there is left as it was" test -f "$t
 ln -s "$t/target" "$t/planted"
 expect vmm-symlink 1 "$t/planted already exists" "$VMM" --passes 1 --memmap "$t/planted" "$GUEST"
 check vmm-symlink-not-followed "nothing created through the symlink" test ! -e "$t/target"
+
+# A VMM killed by SIGKILL leaves its table behind: nothing of it runs.
+"$VMM" --passes 0 "$GUEST" >"$t/killed.log" 2>&1 &
+killed=$!
+wait_ready "$t/killed.log" "$killed"
+killed_table=$(report_field "$t/killed.log" memmap)
+kill -KILL "$killed"
+wait "$killed"
+check stale-left "a SIGKILLed VMM leaves $killed_table behind" test -f "$killed_table"
+# That file, made to say all the live VMM's own table says (pid, start time,
+# slots; written in place, so still root's and 0600), speaks for nobody: the
+# live VMM does not hold it open.
+cat "$memmap" >"$killed_table"
+refused stale-table-as-live "is not open in pid $pid" --memmap "$killed_table" "$pid" 0x612000
+# The next VMM removes the stale tables of its private directory, and only those.
+"$VMM" --passes 0 "$GUEST" >"$t/next.log" 2>&1 &
+next=$!
+wait_ready "$t/next.log" "$next"
+removed=$(report_value "$t/next.log" stale_tables_removed)
+check stale-removed "the next VMM removed $killed_table (stale_tables_removed: $removed)" \
+	sh -c "[ ! -e '$killed_table' ] && [ '${removed:-0}' -ge 1 ]"
+check live-table-kept "the live VMM's $memmap is kept" test -f "$memmap"
+kill -TERM "$next"
+wait "$next"
+
+# The attack itself, only inside the outer VM (forcing a pid through
+# ns_last_pid is not for the host): VMM A is SIGKILLed, B gets A's pid and
+# publishes its table elsewhere (--memmap), and A's table, back in place
+# with slots that fall inside B's RAM, must not make the tool poison B.
+if [ "$VMM" = hwlab-vmm ]; then
+	"$VMM" --passes 0 "$GUEST" >"$t/a.log" 2>&1 &
+	a=$!
+	wait_ready "$t/a.log" "$a"
+	a_table=$(report_field "$t/a.log" memmap)
+	kill -KILL "$a"
+	wait "$a"
+	cp -p "$a_table" "$t/a.memmap"
+	tries=0
+	while :; do
+		# a builtin echo and its redirection fork nothing: B is the next pid
+		echo $((a - 1)) >/proc/sys/kernel/ns_last_pid
+		"$VMM" --passes 0 --memmap "$t/b.memmap" "$GUEST" >"$t/b.log" 2>&1 &
+		b=$!
+		[ "$b" -eq "$a" ] || [ $tries -ge 20 ] && break
+		kill -KILL "$b"
+		wait "$b"
+		tries=$((tries + 1))
+	done
+	wait_ready "$t/b.log" "$b"
+	if [ "$b" -ne "$a" ]; then
+		skip pid-reuse "no new VMM got pid $a in 21 tries (last: $b)"
+	else
+		removed=$(report_value "$t/b.log" stale_tables_removed)
+		check pid-reuse-cleaned "B (pid $b, --memmap) removed A's $a_table (stale_tables_removed: $removed)" \
+			sh -c "[ ! -e '$a_table' ] && [ '${removed:-0}' -ge 1 ]"
+		b_hva=$(sed -n 's/^0 [^ ]* [^ ]* \(0x[0-9a-f]*\) .*/\1/p' "$t/b.memmap")
+		# A's table as a VMM that cleans nothing would have left it
+		sed "s/^0 \\([^ ]*\\) \\([^ ]*\\) [^ ]* /0 \\1 \\2 $b_hva /" "$t/a.memmap" >"$a_table"
+		chmod 0600 "$a_table"
+		refused pid-reuse-stale-start "now is a process that started at" "$b" 0x500000
+		# and with B's start time forged into it: B does not hold it open
+		sed -i "s/^\\(# pid [0-9]*\\) start .*/\\1 start $(start_time "$b")/" "$a_table"
+		chmod 0600 "$a_table"
+		refused pid-reuse-forged "is not open in pid $b" "$b" 0x500000
+		rm -f "$a_table"
+	fi
+	kill -TERM "$b"
+	wait "$b"
+fi
 
 # the table goes away at every exit
 kill -TERM "$pid"
