@@ -67,7 +67,7 @@
 
 #define PAGE 4096ULL
 
-static const char *debugfs = HWLAB_DEBUGFS;
+static const char *debugfs;	/* NULL: the real one, HWLAB_DEBUGFS */
 static int use_corrupt_va;	/* kernel patch 0002: by pid and address, no pagemap */
 static const char *qmp_socket;	/* PID is a QEMU: GPA -> HVA from its monitor */
 static const char *target_exe = "hwlab-vmm";	/* or a QEMU's, for --qmp and --domain */
@@ -339,6 +339,13 @@ static void recheck_pfn(pid_t pid, uint64_t hva, uint64_t gpa, uint64_t pfn)
 		    page_verdict_why(v));
 }
 
+/*
+ * Test hook (documented in the header comment): stop after the injector is
+ * open and before the last checks, so a test can change the target there
+ * (kill the VMM) and see the write refused. It only pauses the tool.
+ */
+#define TEST_STOP_ENV	"HWPOISON_GUEST_TEST_STOP_BEFORE_RECHECK"
+
 static uint64_t poison(pid_t pid, const struct memmap *m, uint64_t gpa, unsigned int wait_s)
 {
 	uint64_t hva = gpa_to_hva(m, gpa, pid) & ~(PAGE - 1);
@@ -346,8 +353,27 @@ static uint64_t poison(pid_t pid, const struct memmap *m, uint64_t gpa, unsigned
 	uint64_t pfn = hva_to_pfn(pid, hva, gpa, wait_s);
 	uint64_t t;
 	char err[300];
-	int r;
+	int fd, r;
 
+	/*
+	 * The injector first: whatever may block or take long (a FIFO planted
+	 * there, a slow path) happens before the last checks, not between them
+	 * and the write.
+	 */
+	fd = hwpoison_open_injector(debugfs, use_corrupt_va ? "corrupt-va" : "corrupt-pfn", err,
+				    sizeof(err));
+	if (fd < 0)
+		die("%s", err);
+	if (getenv(TEST_STOP_ENV))
+		raise(SIGSTOP);
+	/*
+	 * The last checks, right before the write: pid is still the process
+	 * every check was made on (first, for the clear message when it is
+	 * gone), the page is still the same and the VMM's alone (corrupt-va
+	 * resolves pid and address in the kernel instead), and, after that
+	 * pagemap read, still the same process, holding its table.
+	 */
+	check_same_process(pid);
 	if (!use_corrupt_va)
 		recheck_pfn(pid, hva, gpa, pfn);
 	check_same_process(pid);
@@ -355,9 +381,9 @@ static uint64_t poison(pid_t pid, const struct memmap *m, uint64_t gpa, unsigned
 	/* t_ns: just before the write, the start of every latency measured from it */
 	t = monotonic_ns();
 	if (use_corrupt_va)
-		r = hwpoison_corrupt_va(debugfs, pid, hva, err, sizeof(err));
+		r = hwpoison_write_va(fd, pid, hva, err, sizeof(err));
 	else
-		r = hwpoison_corrupt_pfn(debugfs, pfn, err, sizeof(err));
+		r = hwpoison_write_pfn(fd, pfn, err, sizeof(err));
 	if (r)
 		die("%s", err);
 	printf("{\"event\":\"poison\",\"pid\":%d,\"gpa\":\"%#" PRIx64 "\",\"hva\":\"%#" PRIx64

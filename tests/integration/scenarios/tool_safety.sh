@@ -25,6 +25,8 @@ mkdir -p "$fake/hwpoison"
 report_field() { sed -n "s/.*\"event\":\"vmm_start\".*\"$2\":\"\\([^\"]*\\)\".*/\\1/p" "$1"; }
 # report_value LOG FIELD: a number or boolean field of the vmm_start line
 report_value() { sed -n "s/.*\"event\":\"vmm_start\".*\"$2\":\\([0-9a-z]*\\).*/\\1/p" "$1"; }
+# proc_state PID: its state letter in /proc/PID/stat (T: stopped), empty once it is gone
+proc_state() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1; }
 # start_time PID: /proc/PID/stat field 22 (after the command name, which may hold blanks)
 start_time() { sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f20; }
 # refused NAME PATTERN ARGS...: the tool exits 1 with PATTERN and writes nothing
@@ -156,6 +158,61 @@ other=$!
 table_copy "$t/other" "s/^# pid [0-9]*/# pid $other/"
 refused not-a-vmm "pid $other is not a hwlab-vmm" --memmap "$t/other" "$other" 0x612000
 kill "$other"
+
+# The injector is opened first, and only the kernel's (a regular file; on
+# the real debugfs, on debugfs), without blocking: a FIFO planted there gets
+# nothing, whether someone reads it or not.
+odd=$t/odd
+mkdir -p "$odd/hwpoison"
+mkfifo "$odd/hwpoison/corrupt-pfn"
+expect injector-fifo 1 'is not a regular file' timeout 20 "$TOOL" --debugfs "$odd" "$pid" 0x612000
+cat "$odd/hwpoison/corrupt-pfn" >"$t/fifo.out" &
+reader=$!
+expect injector-fifo-read 1 'is not a regular file' timeout 20 "$TOOL" --debugfs "$odd" "$pid" 0x612000
+check injector-fifo-got-nothing "the FIFO's reader got nothing" test ! -s "$t/fifo.out"
+kill "$reader" 2>/dev/null
+wait "$reader" 2>/dev/null
+rm "$odd/hwpoison/corrupt-pfn"
+ln -s "$pfn_file" "$odd/hwpoison/corrupt-pfn"
+refused injector-symlink 'a symbolic link or not a directory on the way' --debugfs "$odd" "$pid" 0x612000
+# The last checks come after that open, right before the write: stopped
+# there (the test hook), the VMM killed and reaped, the tool writes nothing.
+"$VMM" --passes 0 "$GUEST" >"$t/gone.log" 2>&1 &
+gone=$!
+wait_ready "$t/gone.log" "$gone"
+gone_table=$(report_field "$t/gone.log" memmap)
+: >"$pfn_file"
+HWPOISON_GUEST_TEST_STOP_BEFORE_RECHECK=1 "$TOOL" --debugfs "$fake" "$gone" 0x612000 \
+	>"$t/tool.out" 2>&1 &
+tool=$!
+n=0
+while [ "$(proc_state "$tool")" != T ] && kill -0 "$tool" 2>/dev/null && [ $n -lt 600 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+check stop-before-recheck "the tool stopped itself with the injector open (state T)" \
+	test "$(proc_state "$tool")" = T
+kill -KILL "$gone"
+wait "$gone"
+check target-reaped "the VMM is gone" sh -c "! kill -0 $gone 2>/dev/null"
+kill -CONT "$tool"
+wait "$tool"
+rc=$?
+sed 's/^/  | /' "$t/tool.out"
+check recheck-refused "the tool, continued, refused (exit $rc): the VMM it checked is gone" \
+	sh -c "[ $rc -eq 1 ] && grep -q 'is no longer the hwlab-vmm it was' '$t/tool.out'"
+check recheck-wrote-nothing "$pfn_file left empty" test ! -s "$pfn_file"
+rm -f "$gone_table"
+# The real debugfs must be debugfs: inside the outer VM, a tmpfs mounted over
+# it for a moment, with a regular hwpoison/corrupt-pfn, gets nothing.
+if [ "$VMM" = hwlab-vmm ] && mount -t tmpfs none /sys/kernel/debug; then
+	mkdir /sys/kernel/debug/hwpoison
+	: >/sys/kernel/debug/hwpoison/corrupt-pfn
+	expect injector-not-debugfs 1 'is not on debugfs' "$TOOL" "$pid" 0x612000
+	check injector-not-debugfs-wrote-nothing "the tmpfs file is left empty" \
+		test ! -s /sys/kernel/debug/hwpoison/corrupt-pfn
+	umount /sys/kernel/debug
+fi
 
 # the VMM creates its table new: never through a file or symlink already there
 : >"$t/pre"
