@@ -29,10 +29,30 @@
  *
  * It runs as root and poisons whatever PFN it writes, so it trusts nothing
  * it did not check: the table must be the VMM's own (not a symlink, mode
- * 0600, owned by the VMM's uid, its pid header, every slot inside writable
- * mappings of a process whose exe is hwlab-vmm), and the page must be the
- * VMM's alone (not the zero page, not KSM, exclusively mapped), checked
- * again right before the write. It never faults a page in itself.
+ * 0600, owned by the VMM's uid, a process whose exe is hwlab-vmm, its
+ * "# pid P start T" header that very process: its pid and start time; the
+ * file one that process holds open, which only its writer can: a stale
+ * table of a killed VMM whose pid was reused, or a copy, is refused), every
+ * slot inside the guest RAM hwlab-vmm marks (VmFlags dd, and the name
+ * [anon:hwlab-guest-ram] where the kernel names anonymous mappings: not its
+ * .bss, heap or a thread's stack), and the page must be the VMM's alone
+ * (not the zero page, not KSM, exclusively mapped). It never faults a page
+ * in itself.
+ *
+ * The write's order: the injector is opened first (a regular file, on
+ * debugfs unless --debugfs names a stand-in; O_NONBLOCK|O_NOFOLLOW, never
+ * created), then the last checks (same process by start time, the page's
+ * PFN unchanged and still exclusive, the table still held), then the write,
+ * with nothing that can block in between. What no check can close: between
+ * the last pagemap read and the kernel's memory_failure() on that PFN the
+ * page can still change hands (freed by a VMM that exits, migrated,
+ * merged): corrupt-pfn names a frame, not a mapping. --corrupt-va has no
+ * such window: the kernel resolves pid and address itself.
+ *
+ * Test hook: with HWPOISON_GUEST_TEST_STOP_BEFORE_RECHECK set in the
+ * environment the tool stops itself (SIGSTOP) with the injector open,
+ * before the last checks, so a test can change the target there and see
+ * the write refused; it only pauses.
  *
  * --soak poisons N consecutive pages one at a time and waits for the guest's
  * acknowledgement of each (the VMM's guest_retired line) before the next,
