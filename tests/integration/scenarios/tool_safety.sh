@@ -55,6 +55,19 @@ wait_ready() {
 		n=$((n + 1))
 	done
 }
+# start_ready LOG ARGS...: a VMM in the background, its guest running (sets started)
+start_ready() {
+	log=$1
+	shift
+	"$VMM" "$@" >"$log" 2>&1 &
+	started=$!
+	wait_ready "$log" "$started"
+}
+# kill_reaped PID: SIGKILL (nothing of the VMM runs: its table stays), and reap it
+kill_reaped() {
+	kill -KILL "$1"
+	wait "$1" 2>/dev/null
+}
 
 "$VMM" --passes 0 --guest-read-unwritten "$GUEST" >"$t/vmm.log" 2>&1 &
 pid=$!
@@ -177,9 +190,8 @@ ln -s "$pfn_file" "$odd/hwpoison/corrupt-pfn"
 refused injector-symlink 'a symbolic link or not a directory on the way' --debugfs "$odd" "$pid" 0x612000
 # The last checks come after that open, right before the write: stopped
 # there (the test hook), the VMM killed and reaped, the tool writes nothing.
-"$VMM" --passes 0 "$GUEST" >"$t/gone.log" 2>&1 &
-gone=$!
-wait_ready "$t/gone.log" "$gone"
+start_ready "$t/gone.log" --passes 0 "$GUEST"
+gone=$started
 gone_table=$(report_field "$t/gone.log" memmap)
 : >"$pfn_file"
 HWPOISON_GUEST_TEST_STOP_BEFORE_RECHECK=1 "$TOOL" --debugfs "$fake" "$gone" 0x612000 \
@@ -192,8 +204,7 @@ while [ "$(proc_state "$tool")" != T ] && kill -0 "$tool" 2>/dev/null && [ $n -l
 done
 check stop-before-recheck "the tool stopped itself with the injector open (state T)" \
 	test "$(proc_state "$tool")" = T
-kill -KILL "$gone"
-wait "$gone"
+kill_reaped "$gone"
 check target-reaped "the VMM is gone" sh -c "! kill -0 $gone 2>/dev/null"
 kill -CONT "$tool"
 wait "$tool"
@@ -223,12 +234,9 @@ expect vmm-symlink 1 "$t/planted already exists" "$VMM" --passes 1 --memmap "$t/
 check vmm-symlink-not-followed "nothing created through the symlink" test ! -e "$t/target"
 
 # A VMM killed by SIGKILL leaves its table behind: nothing of it runs.
-"$VMM" --passes 0 "$GUEST" >"$t/killed.log" 2>&1 &
-killed=$!
-wait_ready "$t/killed.log" "$killed"
+start_ready "$t/killed.log" --passes 0 "$GUEST"
 killed_table=$(report_field "$t/killed.log" memmap)
-kill -KILL "$killed"
-wait "$killed"
+kill_reaped "$started"
 check stale-left "a SIGKILLed VMM leaves $killed_table behind" test -f "$killed_table"
 # That file, made to say all the live VMM's own table says (pid, start time,
 # slots; written in place, so still root's and 0600), speaks for nobody: the
@@ -236,9 +244,8 @@ check stale-left "a SIGKILLed VMM leaves $killed_table behind" test -f "$killed_
 cat "$memmap" >"$killed_table"
 refused stale-table-as-live "is not open in pid $pid" --memmap "$killed_table" "$pid" 0x612000
 # The next VMM removes the stale tables of its private directory, and only those.
-"$VMM" --passes 0 "$GUEST" >"$t/next.log" 2>&1 &
-next=$!
-wait_ready "$t/next.log" "$next"
+start_ready "$t/next.log" --passes 0 "$GUEST"
+next=$started
 removed=$(report_value "$t/next.log" stale_tables_removed)
 check stale-removed "the next VMM removed $killed_table (stale_tables_removed: $removed)" \
 	sh -c "[ ! -e '$killed_table' ] && [ '${removed:-0}' -ge 1 ]"
@@ -251,12 +258,10 @@ wait "$next"
 # publishes its table elsewhere (--memmap), and A's table, back in place
 # with slots that fall inside B's RAM, must not make the tool poison B.
 if [ "$VMM" = hwlab-vmm ]; then
-	"$VMM" --passes 0 "$GUEST" >"$t/a.log" 2>&1 &
-	a=$!
-	wait_ready "$t/a.log" "$a"
+	start_ready "$t/a.log" --passes 0 "$GUEST"
+	a=$started
 	a_table=$(report_field "$t/a.log" memmap)
-	kill -KILL "$a"
-	wait "$a"
+	kill_reaped "$a"
 	cp -p "$a_table" "$t/a.memmap"
 	tries=0
 	while :; do
@@ -265,8 +270,7 @@ if [ "$VMM" = hwlab-vmm ]; then
 		"$VMM" --passes 0 --memmap "$t/b.memmap" "$GUEST" >"$t/b.log" 2>&1 &
 		b=$!
 		[ "$b" -eq "$a" ] || [ $tries -ge 20 ] && break
-		kill -KILL "$b"
-		wait "$b"
+		kill_reaped "$b"
 		tries=$((tries + 1))
 	done
 	wait_ready "$t/b.log" "$b"
