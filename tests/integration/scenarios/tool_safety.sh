@@ -253,8 +253,8 @@ check live-table-kept "the live VMM's $memmap is kept" test -f "$memmap"
 kill -TERM "$next"
 wait "$next"
 
-# The attack itself, only inside the outer VM (forcing a pid through
-# ns_last_pid is not for the host): VMM A is SIGKILLed, B gets A's pid and
+# The attack itself, only inside the outer VM (forcing a pid, through
+# ns_last_pid or pid_max, is not for the host): VMM A is SIGKILLed, B gets A's pid and
 # publishes its table elsewhere (--memmap), and A's table, back in place
 # with slots that fall inside B's RAM, must not make the tool poison B.
 if [ "$VMM" = hwlab-vmm ]; then
@@ -263,19 +263,36 @@ if [ "$VMM" = hwlab-vmm ]; then
 	a_table=$(report_field "$t/a.log" memmap)
 	kill_reaped "$a"
 	cp -p "$a_table" "$t/a.memmap"
+	# B must get A's pid: through ns_last_pid where the kernel has it
+	# (CONFIG_CHECKPOINT_RESTORE; the outer kernel has not), else with
+	# pid_max just above A, so that pids wrap below it, and short-lived
+	# forks until the last one took A - 1.
+	pid_max=$(cat /proc/sys/kernel/pid_max)
+	[ -e /proc/sys/kernel/ns_last_pid ] || echo $((a + 1)) >/proc/sys/kernel/pid_max
 	tries=0
 	while :; do
-		# a builtin echo and its redirection fork nothing: B is the next pid
-		echo $((a - 1)) >/proc/sys/kernel/ns_last_pid
+		if [ -e /proc/sys/kernel/ns_last_pid ]; then
+			# a builtin echo and its redirection fork nothing
+			echo $((a - 1)) >/proc/sys/kernel/ns_last_pid
+		else
+			p=0
+			while [ "$p" -ne $((a - 1)) ] && [ $tries -lt 2000 ]; do
+				( : ) &
+				p=$!
+				wait "$p"
+				tries=$((tries + 1))
+			done
+		fi
 		"$VMM" --passes 0 --memmap "$t/b.memmap" "$GUEST" >"$t/b.log" 2>&1 &
 		b=$!
-		[ "$b" -eq "$a" ] || [ $tries -ge 20 ] && break
+		[ "$b" -eq "$a" ] || [ $tries -ge 2000 ] && break
 		kill_reaped "$b"
 		tries=$((tries + 1))
 	done
+	echo "$pid_max" >/proc/sys/kernel/pid_max
 	wait_ready "$t/b.log" "$b"
 	if [ "$b" -ne "$a" ]; then
-		skip pid-reuse "no new VMM got pid $a in 21 tries (last: $b)"
+		skip pid-reuse "no new VMM got pid $a in $tries forks (last: $b)"
 	else
 		removed=$(report_value "$t/b.log" stale_tables_removed)
 		check pid-reuse-cleaned "B (pid $b, --memmap) removed A's $a_table (stale_tables_removed: $removed)" \
