@@ -7,7 +7,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 int pagemap_entry(pid_t pid, uint64_t hva, uint64_t *entry, char *err, size_t errlen)
@@ -159,33 +161,81 @@ enum page_verdict page_inspect(pid_t pid, uint64_t hva, uint64_t *pfn, char *err
 	return page_classify(entry, flags);
 }
 
-/* Open DEBUGFS/hwpoison/FILE for writing, saying what is missing if it cannot. */
-static int open_injector(const char *debugfs, const char *file, const char *needs, char *err,
-			 size_t errlen)
+/* ENOENT on the way to DEBUGFS/hwpoison/FILE: say what is missing. */
+static void injector_missing(const char *debugfs, const char *dir, const char *path,
+			     const char *file, char *err, size_t errlen)
 {
-	char path[300], dir[256];
 	struct stat st;
-	int fd, e;
+
+	if (stat(dir, &st))
+		snprintf(err, errlen, "%s does not exist: mount debugfs (mount -t debugfs none %s) "
+			 "on a kernel with CONFIG_HWPOISON_INJECT", dir, debugfs);
+	else
+		snprintf(err, errlen, "cannot open %s: %s (%s)", path, strerror(ENOENT),
+			 strcmp(file, "corrupt-va") ? "CONFIG_HWPOISON_INJECT" :
+			 "the kernel needs patch 0002 for corrupt-va");
+}
+
+int hwpoison_open_injector(const char *debugfs, const char *file, char *err, size_t errlen)
+{
+	const int nofollow = O_NOFOLLOW | O_CLOEXEC;
+	int real = !debugfs || !strcmp(debugfs, HWLAB_DEBUGFS);
+	char path[300], dir[256];
+	struct statfs sfs = { 0 };
+	struct stat st;
+	int dfd, hfd, fd, e;
 
 	if (!debugfs)
 		debugfs = HWLAB_DEBUGFS;
 	snprintf(dir, sizeof(dir), "%s/hwpoison", debugfs);
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd >= 0)
-		return fd;
+	/*
+	 * No link followed in the last three components, no O_CREAT, and
+	 * O_NONBLOCK: a FIFO planted there fails (ENXIO, no reader) or opens
+	 * at once, instead of blocking until someone reads the PFN.
+	 */
+	dfd = open(debugfs, O_RDONLY | O_DIRECTORY | nofollow);
+	hfd = dfd < 0 ? -1 : openat(dfd, "hwpoison", O_RDONLY | O_DIRECTORY | nofollow);
+	fd = hfd < 0 ? -1 : openat(hfd, file, O_WRONLY | O_NONBLOCK | nofollow);
 	e = errno;
-	if (e == ENOENT && stat(dir, &st))
-		snprintf(err, errlen, "%s does not exist: mount debugfs (mount -t debugfs none %s) "
-			 "on a kernel with CONFIG_HWPOISON_INJECT", dir, debugfs);
-	else if (e == ENOENT)
-		snprintf(err, errlen, "cannot open %s: %s (%s)", path, strerror(e), needs);
-	else
-		snprintf(err, errlen, "cannot open %s: %s", path, strerror(e));
-	errno = e;
+	if (dfd >= 0)
+		close(dfd);
+	if (hfd >= 0)
+		close(hfd);
+	if (fd < 0) {
+		if (e == ENOENT)
+			injector_missing(debugfs, dir, path, file, err, errlen);
+		else if (e == ELOOP || e == ENOTDIR)
+			snprintf(err, errlen, "%s: a symbolic link or not a directory on the way: "
+				 "not the kernel's injector, refusing it", path);
+		else if (e == ENXIO)
+			snprintf(err, errlen, "%s is not a regular file (a FIFO or socket with no "
+				 "reader): not the kernel's injector, refusing it", path);
+		else
+			snprintf(err, errlen, "cannot open %s: %s", path, strerror(e));
+		errno = e;
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s is not a regular file: not the kernel's injector, "
+			 "refusing it", path);
+		goto refuse;
+	}
+	/* a stand-in (--debugfs DIR, the tests') may be any file; the real one is debugfs */
+	if (real && (fstatfs(fd, &sfs) || sfs.f_type != DEBUGFS_MAGIC)) {
+		snprintf(err, errlen, "%s is not on debugfs (filesystem type %#lx, not %#x): not "
+			 "the kernel's injector, refusing it", path, (unsigned long)sfs.f_type,
+			 DEBUGFS_MAGIC);
+		goto refuse;
+	}
+	return fd;
+refuse:
+	close(fd);
+	errno = EINVAL;
 	return -1;
 }
 
+/* write buf to an open injector, and close it */
 static int write_injector(int fd, const char *buf, const char *file, char *err, size_t errlen)
 {
 	size_t len = strlen(buf);
@@ -202,25 +252,32 @@ static int write_injector(int fd, const char *buf, const char *file, char *err, 
 	return -1;
 }
 
-int hwpoison_corrupt_pfn(const char *debugfs, uint64_t pfn, char *err, size_t errlen)
+int hwpoison_write_pfn(int fd, uint64_t pfn, char *err, size_t errlen)
 {
 	char buf[32];
-	int fd = open_injector(debugfs, "corrupt-pfn", "CONFIG_HWPOISON_INJECT", err, errlen);
 
-	if (fd < 0)
-		return -1;
 	snprintf(buf, sizeof(buf), "%#" PRIx64 "\n", pfn);
 	return write_injector(fd, buf, "corrupt-pfn", err, errlen);
 }
 
-int hwpoison_corrupt_va(const char *debugfs, pid_t pid, uint64_t hva, char *err, size_t errlen)
+int hwpoison_write_va(int fd, pid_t pid, uint64_t hva, char *err, size_t errlen)
 {
 	char buf[64];
-	int fd = open_injector(debugfs, "corrupt-va", "the kernel needs patch 0002 for corrupt-va",
-			       err, errlen);
 
-	if (fd < 0)
-		return -1;
 	snprintf(buf, sizeof(buf), "%d %#" PRIx64 "\n", (int)pid, hva);
 	return write_injector(fd, buf, "corrupt-va", err, errlen);
+}
+
+int hwpoison_corrupt_pfn(const char *debugfs, uint64_t pfn, char *err, size_t errlen)
+{
+	int fd = hwpoison_open_injector(debugfs, "corrupt-pfn", err, errlen);
+
+	return fd < 0 ? -1 : hwpoison_write_pfn(fd, pfn, err, errlen);
+}
+
+int hwpoison_corrupt_va(const char *debugfs, pid_t pid, uint64_t hva, char *err, size_t errlen)
+{
+	int fd = hwpoison_open_injector(debugfs, "corrupt-va", err, errlen);
+
+	return fd < 0 ? -1 : hwpoison_write_va(fd, pid, hva, err, errlen);
 }

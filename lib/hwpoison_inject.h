@@ -70,10 +70,24 @@ enum page_verdict page_inspect(pid_t pid, uint64_t hva, uint64_t *pfn, char *err
 			       size_t errlen);
 
 /*
- * Write pfn to DEBUGFS/hwpoison/corrupt-pfn, or "pid hva" to .../corrupt-va.
- * debugfs NULL means HWLAB_DEBUGFS. Return 0, or -1 with a message in err
- * (errno from the failed call preserved).
+ * Open DEBUGFS/hwpoison/FILE (corrupt-pfn or corrupt-va) for writing, and
+ * only the kernel's injector: no symbolic link in its last three
+ * components, no O_CREAT, O_NONBLOCK (a FIFO must neither block us nor
+ * receive a PFN), a regular file, and for the real debugfs (debugfs NULL
+ * or HWLAB_DEBUGFS) a file on debugfs (fstatfs DEBUGFS_MAGIC). Another
+ * debugfs DIR is a stand-in, the tests': its file must still be regular.
+ * Opening first lets a tool make its last checks right before the write,
+ * with nothing that can block in between. Returns the fd, or -1 with a
+ * message in err (errno from the failed call preserved).
  */
+int hwpoison_open_injector(const char *debugfs, const char *file, char *err, size_t errlen);
+/*
+ * Write pfn, or "pid hva", to an injector opened by hwpoison_open_injector()
+ * and close it. 0, or -1 with the kernel's answer in err (errno kept).
+ */
+int hwpoison_write_pfn(int fd, uint64_t pfn, char *err, size_t errlen);
+int hwpoison_write_va(int fd, pid_t pid, uint64_t hva, char *err, size_t errlen);
+/* Open and write in one go, for a caller with nothing to check in between. */
 int hwpoison_corrupt_pfn(const char *debugfs, uint64_t pfn, char *err, size_t errlen);
 int hwpoison_corrupt_va(const char *debugfs, pid_t pid, uint64_t hva, char *err, size_t errlen);
 

@@ -2,8 +2,12 @@
 #include "memmap.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,40 +33,128 @@ void memmap_default_path(char *buf, size_t len, pid_t pid, uid_t uid)
 int memmap_private_dir(const char *dir, char *err, size_t errlen)
 {
 	struct stat st;
+	int fd;
 
 	if (mkdir(dir, 0700) && errno != EEXIST) {
 		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
 		return -1;
 	}
-	/* lstat: a symlink planted here could point into someone else's directory */
-	if (lstat(dir, &st)) {
-		snprintf(err, errlen, "cannot stat %s: %s", dir, strerror(errno));
+	/*
+	 * O_NOFOLLOW: a symlink planted here could point into someone else's
+	 * directory. The checks are then made on the open directory, and the
+	 * caller creates and removes files relative to it: the directory
+	 * checked is the one used, whatever happens to the name meanwhile.
+	 */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR)) {
+		snprintf(err, errlen, "%s is not a directory (%s): refusing to publish there", dir,
+			 !lstat(dir, &st) && S_ISLNK(st.st_mode) ? "a symbolic link" :
+			 "another kind of file");
 		return -1;
 	}
-	if (!S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s is not a directory (%s): refusing to publish there", dir,
-			 S_ISLNK(st.st_mode) ? "a symbolic link" : "another kind of file");
+	if (fd < 0 || fstat(fd, &st)) {
+		snprintf(err, errlen, "cannot open %s: %s", dir, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	if (st.st_uid != geteuid()) {
 		snprintf(err, errlen, "%s is owned by uid %u, not by this process's uid %u: "
 			 "refusing to publish there", dir, (unsigned int)st.st_uid,
 			 (unsigned int)geteuid());
+		close(fd);
 		return -1;
 	}
 	if ((st.st_mode & 0777) != 0700) {
 		snprintf(err, errlen, "%s has mode %04o, not 0700: refusing to publish there",
 			 dir, (unsigned int)(st.st_mode & 07777));
+		close(fd);
 		return -1;
 	}
-	return 0;
+	return fd;
+}
+
+/* "N.memmap" with N a pid (no sign, no leading zero): N, else 0. */
+static pid_t table_name_pid(const char *name)
+{
+	char digits[16];
+	size_t n = strspn(name, "0123456789");
+	uint64_t v;
+
+	if (!n || n >= sizeof(digits) || strcmp(name + n, ".memmap"))
+		return 0;
+	memcpy(digits, name, n);
+	digits[n] = 0;
+	if (parse_u64(digits, HWLAB_PID_MAX, &v))
+		return 0;
+	return v;
+}
+
+/*
+ * Is the table name (of pid) in dirfd stale? Only a regular file that
+ * this euid owns is even looked at (fstatat without following a link).
+ */
+static int table_is_stale(int dirfd, const char *name, pid_t pid)
+{
+	static struct memmap m;
+	struct stat st;
+	char err[128];
+	FILE *f;
+	int fd, r;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid())
+		return 0;
+	/* ours has not been created yet: a file with our pid is an earlier VMM's */
+	if (pid == getpid())
+		return 1;
+	if (kill(pid, 0) && errno == ESRCH)
+		return 1;
+	/* alive: stale only if the header names another process with that pid */
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return 0;
+	}
+	r = !memmap_read(f, &m, err, sizeof(err)) && m.pid == pid &&
+	    proc_start_time(pid) != m.start;
+	fclose(f);
+	return r;
+}
+
+int memmap_clean_stale(int dirfd, char *err, size_t errlen)
+{
+	struct dirent *e;
+	DIR *d;
+	int fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0), removed = 0;
+
+	/* a duplicate for readdir: closedir() closes it, the caller's stays */
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		snprintf(err, errlen, "cannot list the table directory: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		pid_t pid = table_name_pid(e->d_name);
+
+		if (pid && table_is_stale(dirfd, e->d_name, pid) &&
+		    !unlinkat(dirfd, e->d_name, 0))
+			removed++;
+	}
+	closedir(d);
+	return removed;
 }
 
 int memmap_write(FILE *f, const struct memmap *m)
 {
 	unsigned int i;
 
-	fprintf(f, "# pid %d\n# slot gpa size hva backing\n", (int)m->pid);
+	fprintf(f, "# pid %d start %llu\n# slot gpa size hva backing\n", (int)m->pid, m->start);
 	for (i = 0; i < m->count; i++) {
 		const struct memmap_slot *s = &m->slots[i];
 
@@ -72,20 +164,33 @@ int memmap_write(FILE *f, const struct memmap *m)
 	return fflush(f) || ferror(f) ? -1 : 0;
 }
 
-/* "# pid N": 1 if line is the header (then *pid is set, or err says why), else 0. */
-static int parse_header(char *line, pid_t *pid, char *err, size_t errlen, unsigned int lineno)
+/*
+ * "# pid N start T": 1 if line is the header (then m->pid and m->start are
+ * set, or err says why), else 0. Both numbers whole: a table without its
+ * writer's start time cannot be tied to a process, so it is refused.
+ */
+static int parse_header(char *line, struct memmap *m, char *err, size_t errlen,
+			unsigned int lineno)
 {
 	static const char prefix[] = "# pid ";
-	uint64_t v;
+	char *pid = line + sizeof(prefix) - 1, *start;
+	uint64_t v, t;
 
 	if (strncmp(line, prefix, sizeof(prefix) - 1))
 		return 0;
-	if (parse_u64(line + sizeof(prefix) - 1, HWLAB_PID_MAX, &v) || !v) {
-		snprintf(err, errlen, "line %u: '%s' is not a pid (1..%d)", lineno,
-			 line + sizeof(prefix) - 1, HWLAB_PID_MAX);
+	start = strstr(pid, " start ");
+	if (start)
+		*start = 0;
+	if (!start || parse_u64(pid, HWLAB_PID_MAX, &v) || !v ||
+	    parse_u64(start + 7, UINT64_MAX, &t)) {
+		if (start)
+			*start = ' ';
+		snprintf(err, errlen, "line %u: '%s' is not '# pid N start T' (N a pid 1..%d, "
+			 "T its start time)", lineno, line, HWLAB_PID_MAX);
 		return -1;
 	}
-	*pid = v;
+	m->pid = v;
+	m->start = t;
 	return 1;
 }
 
@@ -154,7 +259,7 @@ int memmap_read(FILE *f, struct memmap *m, char *err, size_t errlen)
 			snprintf(err, errlen, "line %u: a second pid header", lineno);
 			return -1;
 		}
-		r = parse_header(line, &m->pid, err, errlen, lineno);
+		r = parse_header(line, m, err, errlen, lineno);
 		if (r < 0)
 			return -1;
 		if (r || line[0] == '#' || !line[0])
@@ -180,7 +285,7 @@ int memmap_read(FILE *f, struct memmap *m, char *err, size_t errlen)
 		return -1;
 	}
 	if (!m->pid) {
-		snprintf(err, errlen, "no '# pid N' header");
+		snprintf(err, errlen, "no '# pid N start T' header");
 		return -1;
 	}
 	if (!m->count) {
@@ -190,6 +295,72 @@ int memmap_read(FILE *f, struct memmap *m, char *err, size_t errlen)
 	return 0;
 }
 
+int proc_stat_start_time(const char *stat, unsigned long long *start)
+{
+	/* after the command name, which may hold blanks and ')': field 3 on */
+	const char *p = strrchr(stat, ')');
+	unsigned int field;
+	char *end;
+
+	for (field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || !isdigit((unsigned char)p[1]))
+		return -1;
+	errno = 0;
+	*start = strtoull(p + 1, &end, 10);
+	return errno || (*end != ' ' && *end != '\n' && *end) ? -1 : 0;
+}
+
+unsigned long long proc_start_time(pid_t pid)
+{
+	char path[32], buf[1024];
+	unsigned long long t;
+	ssize_t n;
+	int fd;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/stat");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return proc_stat_start_time(buf, &t) ? 0 : t;
+}
+
+int memmap_held_by(pid_t pid, const struct stat *st, char *err, size_t errlen)
+{
+	char path[32];
+	struct dirent *e;
+	struct stat fst;
+	int fd, held = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		snprintf(err, errlen, "cannot list %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	/*
+	 * Each entry is the kernel's link to an open file: stat through it is
+	 * the file itself, whatever its name is now (unlinked included).
+	 */
+	while (!held && (e = readdir(d)))
+		held = e->d_name[0] != '.' && !fstatat(fd, e->d_name, &fst, 0) &&
+		       fst.st_dev == st->st_dev && fst.st_ino == st->st_ino;
+	closedir(d);
+	return held;
+}
+
 /* One mapping of /proc/PID/maps or /proc/PID/smaps. */
 struct vma {
 	uint64_t lo, hi;
@@ -197,22 +368,39 @@ struct vma {
 	unsigned long inode;
 	char path[512];
 	int hugetlb;		/* smaps' VmFlags has "ht" */
+	int dontdump;		/* and "dd" (MADV_DONTDUMP) */
 };
 
 /*
- * Guest RAM: a private anonymous mapping, or a private hugetlb one:
- * MAP_HUGETLB (which maps shows as "/anon_hugepage (deleted)") or a private
- * mapping of a hugetlbfs file, as QEMU's memory-backend-file makes for a
- * libvirt guest with <hugepages/> (smaps' VmFlags say "ht"; the pages the
- * guest wrote are its own, copied on write). Not a file of any other kind,
- * not a shared mapping such as a vCPU's kvm_run, not the VMM's own data
- * segment.
+ * Guest RAM is private and writable: not a shared mapping such as a
+ * vCPU's kvm_run, not the VMM's text or a file's page cache such as its
+ * data segment. QEMU's (RAM_RULE_QEMU) is a private anonymous mapping or a
+ * private hugetlb one: MAP_HUGETLB (which maps shows as "/anon_hugepage
+ * (deleted)") or a private mapping of a hugetlbfs file, as QEMU's
+ * memory-backend-file makes for a libvirt guest with <hugepages/> (smaps'
+ * VmFlags say "ht"; the pages the guest wrote are its own, copied on
+ * write). An unnamed anonymous mapping is also a static VMM's .bss, a
+ * thread's stack, a malloc arena: hwlab-vmm marks its guest RAM so that
+ * none of those passes for it (lib/memmap.h).
  */
-static int guest_ram(const struct vma *v)
+static int guest_ram(const struct vma *v, enum guest_ram_rule rule)
 {
-	return v->perms[1] == 'w' && v->perms[3] == 'p' &&
-	       ((!v->inode && !v->path[0]) || !strcmp(v->path, "/anon_hugepage (deleted)") ||
-		v->hugetlb);
+	int anon = !v->inode && !v->path[0];
+	int anon_huge = !strcmp(v->path, "/anon_hugepage (deleted)");
+
+	if (v->perms[1] != 'w' || v->perms[3] != 'p')
+		return 0;
+	switch (rule) {
+	case RAM_RULE_QEMU:
+		return anon || anon_huge || v->hugetlb;
+	case RAM_RULE_HWLAB:
+		return v->dontdump && (anon || (anon_huge && v->hugetlb));
+	case RAM_RULE_HWLAB_NAMED:
+		return v->dontdump && ((!v->inode && !strcmp(v->path, "[anon:"
+							    HWLAB_GUEST_RAM_NAME "]")) ||
+				       (anon_huge && v->hugetlb));
+	}
+	return 0;
 }
 
 /* fgets, and the rest of a line longer than the buffer thrown away */
@@ -238,7 +426,7 @@ static int parse_vma(const char *line, struct vma *v)
 		return -1;
 	snprintf(v->path, sizeof(v->path), "%s", line + n);
 	v->path[strcspn(v->path, "\n")] = 0;
-	v->hugetlb = 0;
+	v->hugetlb = v->dontdump = 0;
 	return 0;
 }
 
@@ -259,7 +447,7 @@ static int has_vm_flag(const char *flags, const char *flag)
  * say whether guest-RAM mappings cover [start, end) without a gap. A line
  * that is neither a mapping nor an smaps "Key: value" under one refuses.
  */
-static int writable_covered(FILE *maps, uint64_t start, uint64_t end)
+static int ram_covered(FILE *maps, uint64_t start, uint64_t end, enum guest_ram_rule rule)
 {
 	char line[512];
 	struct vma v, next;
@@ -272,13 +460,15 @@ static int writable_covered(FILE *maps, uint64_t start, uint64_t end)
 		if (!eof && parse_vma(line, &next)) {
 			if (!have || !isalpha((unsigned char)line[0]) || !strchr(line, ':'))
 				return 0;
-			if (!strncmp(line, "VmFlags:", 8) && has_vm_flag(line + 8, "ht"))
-				v.hugetlb = 1;
+			if (!strncmp(line, "VmFlags:", 8)) {
+				v.hugetlb = has_vm_flag(line + 8, "ht");
+				v.dontdump = has_vm_flag(line + 8, "dd");
+			}
 			continue;
 		}
 		/* the mapping before this line has all its attributes: judge it */
 		if (have && v.hi > at) {
-			if (v.lo > at || !guest_ram(&v))
+			if (v.lo > at || !guest_ram(&v, rule))
 				return 0;
 			at = v.hi;
 			if (at >= end)
@@ -291,17 +481,26 @@ static int writable_covered(FILE *maps, uint64_t start, uint64_t end)
 	}
 }
 
-int memmap_check_maps(const struct memmap *m, FILE *maps, char *err, size_t errlen)
+int memmap_check_maps(const struct memmap *m, FILE *maps, enum guest_ram_rule rule, char *err,
+		      size_t errlen)
 {
+	static const char *const what[] = {
+		[RAM_RULE_QEMU] = "private anonymous writable mappings",
+		[RAM_RULE_HWLAB] = "guest RAM (private writable mappings hwlab-vmm marked: "
+				   "VmFlags dd)",
+		[RAM_RULE_HWLAB_NAMED] = "guest RAM (private writable mappings hwlab-vmm "
+					 "marked: VmFlags dd, named [anon:" HWLAB_GUEST_RAM_NAME
+					 "] unless hugetlb)",
+	};
 	unsigned int i;
 
 	for (i = 0; i < m->count; i++) {
 		const struct memmap_slot *s = &m->slots[i];
 
-		if (!writable_covered(maps, s->hva, s->hva + s->size)) {
+		if (!ram_covered(maps, s->hva, s->hva + s->size, rule)) {
 			snprintf(err, errlen, "slot %u: hva [%#" PRIx64 ", %#" PRIx64 ") is not "
-				 "inside private anonymous writable mappings of pid %d", s->id, s->hva,
-				 s->hva + s->size, (int)m->pid);
+				 "inside %s of pid %d", s->id, s->hva, s->hva + s->size, what[rule],
+				 (int)m->pid);
 			return -1;
 		}
 	}

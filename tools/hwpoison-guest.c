@@ -29,10 +29,30 @@
  *
  * It runs as root and poisons whatever PFN it writes, so it trusts nothing
  * it did not check: the table must be the VMM's own (not a symlink, mode
- * 0600, owned by the VMM's uid, its pid header, every slot inside writable
- * mappings of a process whose exe is hwlab-vmm), and the page must be the
- * VMM's alone (not the zero page, not KSM, exclusively mapped), checked
- * again right before the write. It never faults a page in itself.
+ * 0600, owned by the VMM's uid, a process whose exe is hwlab-vmm, its
+ * "# pid P start T" header that very process: its pid and start time; the
+ * file one that process holds open, which only its writer can: a stale
+ * table of a killed VMM whose pid was reused, or a copy, is refused), every
+ * slot inside the guest RAM hwlab-vmm marks (VmFlags dd, and the name
+ * [anon:hwlab-guest-ram] where the kernel names anonymous mappings: not its
+ * .bss, heap or a thread's stack), and the page must be the VMM's alone
+ * (not the zero page, not KSM, exclusively mapped). It never faults a page
+ * in itself.
+ *
+ * The write's order: the injector is opened first (a regular file, on
+ * debugfs unless --debugfs names a stand-in; O_NONBLOCK|O_NOFOLLOW, never
+ * created), then the last checks (same process by start time, the page's
+ * PFN unchanged and still exclusive, the table still held), then the write,
+ * with nothing that can block in between. What no check can close: between
+ * the last pagemap read and the kernel's memory_failure() on that PFN the
+ * page can still change hands (freed by a VMM that exits, migrated,
+ * merged): corrupt-pfn names a frame, not a mapping. --corrupt-va has no
+ * such window: the kernel resolves pid and address itself.
+ *
+ * Test hook: with HWPOISON_GUEST_TEST_STOP_BEFORE_RECHECK set in the
+ * environment the tool stops itself (SIGSTOP) with the injector open,
+ * before the last checks, so a test can change the target there and see
+ * the write refused; it only pauses.
  *
  * --soak poisons N consecutive pages one at a time and waits for the guest's
  * acknowledgement of each (the VMM's guest_retired line) before the next,
@@ -48,6 +68,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,7 +87,7 @@
 
 #define PAGE 4096ULL
 
-static const char *debugfs = HWLAB_DEBUGFS;
+static const char *debugfs;	/* NULL: the real one, HWLAB_DEBUGFS */
 static int use_corrupt_va;	/* kernel patch 0002: by pid and address, no pagemap */
 static const char *qmp_socket;	/* PID is a QEMU: GPA -> HVA from its monitor */
 static const char *target_exe = "hwlab-vmm";	/* or a QEMU's, for --qmp and --domain */
@@ -105,33 +127,6 @@ static void check_is_vmm(pid_t pid)
 		die("pid %d is not a %s (it runs %s): refusing to poison it", (int)pid, want, exe);
 }
 
-/*
- * The start time of pid (/proc/PID/stat field 22, in clock ticks since
- * boot): with the pid, it names one process for the life of the system.
- */
-static unsigned long long start_time(pid_t pid)
-{
-	char path[32], buf[1024], *p;
-	unsigned long long t = 0;
-	unsigned int field;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	/* after the command name, which may hold blanks and ')': field 3 on */
-	p = strrchr(buf, ')');
-	for (field = 2; p && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		t = strtoull(p + 1, NULL, 10);
-	return t;
-}
-
 static unsigned long long vmm_start_time;	/* of the process the checks were made on */
 
 /*
@@ -141,7 +136,7 @@ static unsigned long long vmm_start_time;	/* of the process the checks were made
  */
 static void check_same_process(pid_t pid)
 {
-	if (start_time(pid) != vmm_start_time)
+	if (proc_start_time(pid) != vmm_start_time)
 		die("pid %d is no longer the hwlab-vmm it was (it exited, or its pid was "
 		    "reused): refusing to poison", (int)pid);
 }
@@ -152,7 +147,7 @@ static void check_same_process(pid_t pid)
  * us before fstat can refuse it), owned by the VMM's uid, which must be
  * root or ours, and writable by nobody else (mode 0600).
  */
-static FILE *open_table(const char *path, pid_t pid, uid_t vmm_uid)
+static FILE *open_table(const char *path, pid_t pid, uid_t vmm_uid, struct stat *table)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -180,41 +175,100 @@ static FILE *open_table(const char *path, pid_t pid, uid_t vmm_uid)
 	f = fdopen(fd, "r");
 	if (!f)
 		die("fdopen %s: %s", path, strerror(errno));
+	*table = st;
 	return f;
 }
 
+#ifndef PR_SET_VMA
+#define PR_SET_VMA		0x53564d41
+#define PR_SET_VMA_ANON_NAME	0
+#endif
+
 /*
- * Every slot must be guest RAM of that very process: writable mappings of
- * it. smaps rather than maps: its VmFlags tell a private hugetlbfs file
- * mapping (QEMU's memory-backend-file for a libvirt <hugepages/> guest)
- * from a private mapping of any other file.
+ * Does this kernel name anonymous mappings (CONFIG_ANON_VMA_NAME)? Asked
+ * of a page of our own: then hwlab-vmm's guest RAM must carry its name.
+ */
+static int kernel_names_anon_vmas(void)
+{
+	void *p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int named;
+
+	if (p == MAP_FAILED)
+		die("mmap of a probe page: %s", strerror(errno));
+	named = !prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, (unsigned long)p, PAGE,
+		       (unsigned long)"hwpoison-guest-probe");
+	munmap(p, PAGE);
+	return named;
+}
+
+/*
+ * Every slot must be guest RAM of that very process (lib/memmap.h: which
+ * mappings are, for hwlab-vmm and for QEMU). smaps rather than maps: its
+ * VmFlags say "dd" (hwlab-vmm's mark) and "ht" (hugetlb, which tells
+ * QEMU's private hugetlbfs file mapping for a libvirt <hugepages/> guest
+ * from a private mapping of any other file).
  */
 static void check_slots_mapped(const struct memmap *m, const char *path, pid_t pid)
 {
-	char maps_path[32], err[256];
+	char maps_path[32], err[300];
+	enum guest_ram_rule rule = RAM_RULE_QEMU;
 	FILE *maps;
 
+	if (!strcmp(target_exe, "hwlab-vmm"))
+		rule = kernel_names_anon_vmas() ? RAM_RULE_HWLAB_NAMED : RAM_RULE_HWLAB;
 	snprintf(maps_path, sizeof(maps_path), "/proc/%d/smaps", (int)pid);
 	maps = fopen(maps_path, "r");
 	if (!maps)
 		die("cannot read %s: %s", maps_path, strerror(errno));
-	if (memmap_check_maps(m, maps, err, sizeof(err)))
+	if (memmap_check_maps(m, maps, rule, err, sizeof(err)))
 		die("memslot table %s does not match pid %d: %s", path, (int)pid, err);
 	fclose(maps);
+}
+
+/* The table the checks were made on, kept open: its inode cannot be reused. */
+static const char *table_path;
+static struct stat table_st;
+
+/*
+ * The table must be the one the live process pid wrote and still holds
+ * open (lib/memmap.h): a table left behind by a killed VMM, or a copy,
+ * never speaks for a process that got its pid later.
+ */
+static void check_table_held(pid_t pid)
+{
+	char err[128];
+	int r;
+
+	if (!table_path)
+		return;
+	r = memmap_held_by(pid, &table_st, err, sizeof(err));
+	if (r < 0)
+		die("pid %d: %s: cannot tell whether it holds memslot table %s (did it exit?): "
+		    "refusing to poison", (int)pid, err, table_path);
+	if (!r)
+		die("memslot table %s is not open in pid %d: it is not the table that process "
+		    "published (one left behind by an earlier process, or a copy): refusing it",
+		    table_path, (int)pid);
 }
 
 static void read_memmap(const char *path, pid_t pid, uid_t vmm_uid, struct memmap *m)
 {
 	char err[256];
-	FILE *f = open_table(path, pid, vmm_uid);
+	/* never closed: open, its inode is not reused while the checks hold */
+	FILE *f = open_table(path, pid, vmm_uid, &table_st);
 
 	if (memmap_read(f, m, err, sizeof(err)))
 		die("memslot table %s is malformed: %s", path, err);
-	fclose(f);
 	if (m->pid != pid)
 		die("memslot table %s was written by pid %d, not %d: a stale table, refusing it",
 		    path, (int)m->pid, (int)pid);
+	if (m->start != vmm_start_time)
+		die("memslot table %s was written by a pid %d that started at %llu, but pid %d "
+		    "now is a process that started at %llu: a stale table of an earlier process, "
+		    "refusing it", path, (int)pid, m->start, (int)pid, vmm_start_time);
 	check_slots_mapped(m, path, pid);
+	table_path = path;
+	check_table_held(pid);
 }
 
 /*
@@ -305,6 +359,13 @@ static void recheck_pfn(pid_t pid, uint64_t hva, uint64_t gpa, uint64_t pfn)
 		    page_verdict_why(v));
 }
 
+/*
+ * Test hook (documented in the header comment): stop after the injector is
+ * open and before the last checks, so a test can change the target there
+ * (kill the VMM) and see the write refused. It only pauses the tool.
+ */
+#define TEST_STOP_ENV	"HWPOISON_GUEST_TEST_STOP_BEFORE_RECHECK"
+
 static uint64_t poison(pid_t pid, const struct memmap *m, uint64_t gpa, unsigned int wait_s)
 {
 	uint64_t hva = gpa_to_hva(m, gpa, pid) & ~(PAGE - 1);
@@ -312,17 +373,37 @@ static uint64_t poison(pid_t pid, const struct memmap *m, uint64_t gpa, unsigned
 	uint64_t pfn = hva_to_pfn(pid, hva, gpa, wait_s);
 	uint64_t t;
 	char err[300];
-	int r;
+	int fd, r;
 
+	/*
+	 * The injector first: whatever may block or take long (a FIFO planted
+	 * there, a slow path) happens before the last checks, not between them
+	 * and the write.
+	 */
+	fd = hwpoison_open_injector(debugfs, use_corrupt_va ? "corrupt-va" : "corrupt-pfn", err,
+				    sizeof(err));
+	if (fd < 0)
+		die("%s", err);
+	if (getenv(TEST_STOP_ENV))
+		raise(SIGSTOP);
+	/*
+	 * The last checks, right before the write: pid is still the process
+	 * every check was made on (first, for the clear message when it is
+	 * gone), the page is still the same and the VMM's alone (corrupt-va
+	 * resolves pid and address in the kernel instead), and, after that
+	 * pagemap read, still the same process, holding its table.
+	 */
+	check_same_process(pid);
 	if (!use_corrupt_va)
 		recheck_pfn(pid, hva, gpa, pfn);
 	check_same_process(pid);
+	check_table_held(pid);
 	/* t_ns: just before the write, the start of every latency measured from it */
 	t = monotonic_ns();
 	if (use_corrupt_va)
-		r = hwpoison_corrupt_va(debugfs, pid, hva, err, sizeof(err));
+		r = hwpoison_write_va(fd, pid, hva, err, sizeof(err));
 	else
-		r = hwpoison_corrupt_pfn(debugfs, pfn, err, sizeof(err));
+		r = hwpoison_write_pfn(fd, pfn, err, sizeof(err));
 	if (r)
 		die("%s", err);
 	printf("{\"event\":\"poison\",\"pid\":%d,\"gpa\":\"%#" PRIx64 "\",\"hva\":\"%#" PRIx64
@@ -556,13 +637,13 @@ static int poison_domain_page(virDomainPtr dom, uint64_t gpa)
 		fprintf(stderr, "hwpoison-guest: error: %s\n", err);
 		return 1;
 	}
-	started = start_time(pid);
+	started = proc_start_time(pid);
 	if (lv_gpa2hva(dom, page, &hva, err, sizeof(err))) {
 		fprintf(stderr, "hwpoison-guest: error: %s\n", err);
 		return 1;
 	}
 	again = lv_qemu_pid(dom, err, sizeof(err));
-	if (again != pid || start_time(pid) != started) {
+	if (again != pid || proc_start_time(pid) != started) {
 		fprintf(stderr, "hwpoison-guest: error: domain %s's QEMU changed (pid %d, now %d) "
 			"while its page was looked up: refusing to poison\n", virDomainGetName(dom),
 			(int)pid, (int)again);
@@ -731,7 +812,7 @@ int main(int argc, char **argv)
 	if (kill(pid, 0) && errno == ESRCH)
 		die("pid %d: no such process", (int)pid);
 	/* first: every check below is then known to be about this process */
-	vmm_start_time = start_time(pid);
+	vmm_start_time = proc_start_time(pid);
 	if (!vmm_start_time)
 		die("pid %d: cannot read /proc/%d/stat", (int)pid, (int)pid);
 	vmm_uid = owner_of(pid);

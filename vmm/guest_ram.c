@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,6 +26,57 @@
 #ifndef MAP_HUGE_2MB
 #define MAP_HUGE_2MB (21 << 26)
 #endif
+#ifndef PR_SET_VMA
+#define PR_SET_VMA		0x53564d41
+#define PR_SET_VMA_ANON_NAME	0
+#endif
+
+/* Every anonymous guest RAM mapping so far got its name (1), or one did not (0). */
+static int ram_named = -1;
+
+/*
+ * Mark guest RAM so that hwpoison-guest can tell it from the VMM's other
+ * private writable memory (.bss, thread stacks, malloc arenas), which a
+ * planted table could otherwise point it at:
+ *  - MADV_DONTDUMP ("dd" in smaps): guest memory has no place in a core
+ *    dump of the VMM anyway (QEMU's dump-guest-core=off), and every kernel
+ *    has it;
+ *  - its name, [anon:hwlab-guest-ram], where the kernel has
+ *    CONFIG_ANON_VMA_NAME (EINVAL where not). hugetlb RAM has a hugetlbfs
+ *    file behind it and cannot be named: the tool knows it by "ht".
+ * Every mapping of guest RAM goes through here, the MAP_FIXED ones of a
+ * reset included: a fresh page without the marks would be refused later.
+ */
+static int mark_guest_ram(void *p, uint64_t size, enum memslot_backing backing)
+{
+	if (madvise(p, size, MADV_DONTDUMP)) {
+		pr_errno("madvise(MADV_DONTDUMP) on guest RAM");
+		return -1;
+	}
+	if (backing == BACKING_HUGETLB)
+		return 0;
+	if (prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, (unsigned long)p, (unsigned long)size,
+		  (unsigned long)HWLAB_GUEST_RAM_NAME))
+		ram_named = 0;
+	else if (ram_named < 0)
+		ram_named = 1;
+	return 0;
+}
+
+/* mmap, then mark_guest_ram(); MAP_FAILED (errno set) if either fails */
+static void *map_marked(void *at, uint64_t size, int flags, enum memslot_backing backing)
+{
+	void *p = mmap(at, size, PROT_READ | PROT_WRITE, flags, -1, 0);
+	int e;
+
+	if (p == MAP_FAILED || !mark_guest_ram(p, size, backing))
+		return p;
+	e = errno;
+	if (!at)
+		munmap(p, size);
+	errno = e;
+	return MAP_FAILED;
+}
 
 static void *map_guest_ram(uint64_t size, enum memslot_backing backing, void *at)
 {
@@ -37,11 +90,10 @@ static void *map_guest_ram(uint64_t size, enum memslot_backing backing, void *at
 	 * VMM's handler exists: rc 135, nothing said).
 	 */
 	if (backing == BACKING_HUGETLB)
-		return mmap(at, size, PROT_READ | PROT_WRITE, flags | MAP_HUGETLB | MAP_HUGE_2MB,
-			    -1, 0);
+		return map_marked(at, size, flags | MAP_HUGETLB | MAP_HUGE_2MB, backing);
 	flags |= MAP_NORESERVE;
 	if (backing == BACKING_ANON || at)
-		return mmap(at, size, PROT_READ | PROT_WRITE, flags, -1, 0);
+		return map_marked(at, size, flags, backing);
 	/* THP: a 2 MiB-aligned range, so whole huge pages can back it. */
 	p = mmap(NULL, size + SZ_2M, PROT_READ | PROT_WRITE, flags, -1, 0);
 	if (p == MAP_FAILED)
@@ -52,6 +104,11 @@ static void *map_guest_ram(uint64_t size, enum memslot_backing backing, void *at
 	munmap(aligned + size, p + size + SZ_2M - (aligned + size));
 	if (madvise(aligned, size, MADV_HUGEPAGE))
 		pr_warn("madvise(MADV_HUGEPAGE): %s", strerror(errno));
+	if (mark_guest_ram(aligned, size, backing)) {
+		munmap(aligned, size);
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
 	return aligned;
 }
 
@@ -193,6 +250,14 @@ int guest_ram_remap_poisoned(struct vm *vm)
  * calling anything but unlink(2).
  */
 static char published[PATH_MAX];
+/*
+ * The table stays open for the VMM's whole life (O_CLOEXEC): the tool
+ * accepts a table only from a process that holds that very file open, so
+ * a table left behind by a killed VMM never speaks for a later process
+ * that got its pid (lib/memmap.h).
+ */
+static int published_fd = -1;
+static int stale_removed;
 
 void guest_ram_unpublish(void)
 {
@@ -202,20 +267,18 @@ void guest_ram_unpublish(void)
 }
 
 /*
- * Create path for writing, never through a symlink and never opening a
- * file that someone else made: O_EXCL|O_NOFOLLOW, and mode exactly 0600
- * whatever the umask. In our own private directory an existing file can
- * only be a stale table of an earlier VMM with our pid and our uid (killed
- * before it could remove it): remove it and try once more. A --memmap file
- * that exists is refused: it is not ours to replace.
+ * Create name (relative to dirfd, or a path when dirfd is AT_FDCWD) for
+ * writing, never through a symlink and never opening a file that someone
+ * else made: O_EXCL|O_NOFOLLOW, and mode exactly 0600 whatever the umask.
+ * A --memmap file that exists is refused: it is not ours to replace. (In
+ * the private directory memmap_clean_stale() has already removed an
+ * earlier VMM's table with our pid.)
  */
-static int create_table(const char *path, int in_private_dir)
+static int create_table(int dirfd, const char *name, const char *path)
 {
 	int flags = O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC;
-	int fd = open(path, flags, 0600);
+	int fd = openat(dirfd, name, flags, 0600);
 
-	if (fd < 0 && errno == EEXIST && in_private_dir && !unlink(path))
-		fd = open(path, flags, 0600);
 	if (fd < 0) {
 		if (errno == EEXIST || errno == ELOOP)
 			pr_err("cannot publish the memslot table: %s already exists%s: refusing "
@@ -228,7 +291,7 @@ static int create_table(const char *path, int in_private_dir)
 	if (fchmod(fd, 0600)) {
 		pr_errno("chmod 0600 %s", path);
 		close(fd);
-		unlink(path);
+		unlinkat(dirfd, name, 0);
 		return -1;
 	}
 	return fd;
@@ -239,7 +302,7 @@ static void table_of(const struct vm *vm, struct memmap *m)
 {
 	unsigned int i;
 
-	*m = (struct memmap) { .pid = getpid() };
+	*m = (struct memmap) { .pid = getpid(), .start = proc_start_time(0) };
 	for (i = 0; i < vm->mem.count && i < MEMMAP_MAX_SLOTS; i++) {
 		const struct memslot *s = &vm->mem.slots[i];
 
@@ -252,51 +315,109 @@ static void table_of(const struct vm *vm, struct memmap *m)
 	m->count = i;
 }
 
+/*
+ * The private directory, checked and open, with stale tables removed
+ * under its lock (held until the caller has published: a VMM cleaning up
+ * never sees another's table half made). Without --memmap it must be
+ * usable; with --memmap it is only cleaned if it is there and sound.
+ */
+static int open_private_dir(int required)
+{
+	char dir[64], err[256];
+	int dirfd;
+
+	memmap_default_dir(dir, sizeof(dir), geteuid());
+	if (!required && access(dir, F_OK))
+		return -1;
+	dirfd = memmap_private_dir(dir, err, sizeof(err));
+	if (dirfd < 0) {
+		if (required)
+			pr_err("cannot publish the memslot table: %s", err);
+		return -1;
+	}
+	if (flock(dirfd, LOCK_EX)) {
+		pr_errno("flock %s", dir);
+		close(dirfd);
+		return -1;
+	}
+	stale_removed = memmap_clean_stale(dirfd, err, sizeof(err));
+	if (stale_removed < 0) {
+		pr_warn("%s: %s", dir, err);
+		stale_removed = 0;
+	}
+	return dirfd;
+}
+
 int guest_ram_publish(const struct vm *vm, const char *path)
 {
 	static struct memmap m;
-	char dir[64], err[256];
+	char name[32];
 	FILE *f;
-	int fd, r;
+	int dirfd, fd, r;
 
-	if (!path) {
-		memmap_default_dir(dir, sizeof(dir), geteuid());
-		if (memmap_private_dir(dir, err, sizeof(err))) {
-			pr_err("cannot publish the memslot table: %s", err);
-			return -1;
-		}
-		memmap_default_path(published, sizeof(published), getpid(), geteuid());
-	} else if (snprintf(published, sizeof(published), "%s", path) >= (int)sizeof(published)) {
-		pr_err("--memmap: path too long");
-		published[0] = 0;
+	/* first: a table that cannot be tied to this process is not published */
+	table_of(vm, &m);
+	if (!m.start) {
+		pr_err("cannot read this process's start time (/proc/self/stat): the memslot "
+		       "table could not name its writer, not publishing it");
 		return -1;
 	}
-	fd = create_table(published, !path);
+	dirfd = open_private_dir(!path);
+	if (!path && dirfd < 0)
+		return -1;
+	if (!path) {
+		memmap_default_path(published, sizeof(published), getpid(), geteuid());
+		snprintf(name, sizeof(name), HWLAB_MEMMAP_FILE, (int)getpid());
+		fd = create_table(dirfd, name, published);
+	} else if (snprintf(published, sizeof(published), "%s", path) >= (int)sizeof(published)) {
+		pr_err("--memmap: path too long");
+		fd = -1;
+	} else {
+		fd = create_table(AT_FDCWD, path, path);
+	}
+	if (dirfd >= 0)
+		close(dirfd);	/* and with it the lock */
 	if (fd < 0) {
 		published[0] = 0;	/* not ours: never remove it */
 		return -1;
 	}
 	/* from here every exit removes it: return from main, exit(), die() */
 	atexit(guest_ram_unpublish);
-	f = fdopen(fd, "w");
+	/* the FILE writes through a duplicate; fd stays open for the VMM's life */
+	r = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	f = r < 0 ? NULL : fdopen(r, "w");
 	if (!f) {
 		pr_errno("fdopen %s", published);
+		if (r >= 0)
+			close(r);
 		close(fd);
 		guest_ram_unpublish();
 		return -1;
 	}
-	table_of(vm, &m);
 	r = memmap_write(f, &m);
 	if (fclose(f))
 		r = -1;
 	if (r) {
 		pr_errno("writing %s", published);
+		close(fd);
 		guest_ram_unpublish();
+		return -1;
 	}
-	return r;
+	published_fd = fd;
+	return 0;
 }
 
 const char *guest_ram_published_path(void)
 {
 	return published;
+}
+
+int guest_ram_named(void)
+{
+	return ram_named > 0;
+}
+
+unsigned int guest_ram_stale_removed(void)
+{
+	return stale_removed;
 }

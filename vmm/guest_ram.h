@@ -30,14 +30,24 @@ int guest_ram_refresh_boot_area(struct vm *vm);
 /*
  * Publish the memslot table: at path (--memmap), or NULL for the default
  * in this user's private directory (lib/memmap.h). The file is created
- * new (O_EXCL|O_NOFOLLOW, mode 0600) and removed at every exit: atexit(),
- * and guest_ram_unpublish() for the paths that skip it. 0, or -1 after a
- * message (with nothing left behind).
+ * new (O_EXCL|O_NOFOLLOW, mode 0600), its header names this process (pid
+ * and start time), it stays open until the VMM exits, and it is removed at
+ * every exit: atexit(), and guest_ram_unpublish() for the paths that skip
+ * it. First the private directory's stale tables (of processes that are
+ * gone) are removed, under the directory's lock. 0, or -1 after a message
+ * (with nothing left behind).
  */
 int guest_ram_publish(const struct vm *vm, const char *path);
 /* Remove the published table, if any. Async-signal-safe: only unlink(2). */
 void guest_ram_unpublish(void);
 /* Where the table was published ("" when it is not). */
 const char *guest_ram_published_path(void);
+/* How many stale tables guest_ram_publish() removed from the private directory. */
+unsigned int guest_ram_stale_removed(void);
+/*
+ * 1 if every anonymous guest RAM mapping is named [anon:hwlab-guest-ram]
+ * (the kernel has CONFIG_ANON_VMA_NAME), else 0; all of it is MADV_DONTDUMP.
+ */
+int guest_ram_named(void);
 
 #endif

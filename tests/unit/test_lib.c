@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* lib/: number parsing and the memslot table format shared by the VMM and the tools. */
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "memmap.h"
@@ -39,7 +42,7 @@ static void test_parse_u64(void)
 
 static void test_memmap_round_trip(void)
 {
-	struct memmap out = { .pid = 4242, .count = 2 }, in;
+	struct memmap out = { .pid = 4242, .start = 99887766, .count = 2 }, in;
 	char buf[512], err[128];
 	FILE *f;
 
@@ -49,24 +52,25 @@ static void test_memmap_round_trip(void)
 	CHECK_EQ(memmap_write(f, &out), 0);
 	fclose(f);
 	/* the exact text: scenarios read it with sed */
-	CHECK(strstr(buf, "# pid 4242\n") == buf, "header first: %s", buf);
+	CHECK(strstr(buf, "# pid 4242 start 99887766\n") == buf, "header first: %s", buf);
 	CHECK(strstr(buf, "\n1 0x800000 0x800000 0x7f1000000000 hugetlb\n") != NULL, "%s", buf);
 
 	f = fmemopen(buf, strlen(buf), "r");
 	CHECK_EQ(memmap_read(f, &in, err, sizeof(err)), 0);
 	fclose(f);
 	CHECK_EQ(in.pid, 4242);
+	CHECK_EQ(in.start, 99887766);
 	CHECK_EQ(in.count, 2);
 	CHECK_EQ(in.slots[1].hva, 0x7f1000000000ULL);
 	CHECK(!strcmp(in.slots[1].backing, "hugetlb"), "backing %s", in.slots[1].backing);
 	CHECK(memmap_find_gpa(&in, 0x9ff000) == &in.slots[1], "GPA in slot 1");
 	CHECK(memmap_find_gpa(&in, 0x1000000) == NULL, "GPA past RAM");
 
-	f = fmemopen((char *)"# pid 1\n0 0 zero 0x1000 anon\n", 28, "r");
+	f = fmemopen((char *)"# pid 1 start 2\n0 0 zero 0x1000 anon\n", 36, "r");
 	CHECK_EQ(memmap_read(f, &in, err, sizeof(err)), -1);
 	CHECK(strstr(err, "line 2") != NULL, "names the bad line: %s", err);
 	fclose(f);
-	f = fmemopen((char *)"# pid 1\n", 8, "r");
+	f = fmemopen((char *)"# pid 1 start 2\n", 16, "r");
 	CHECK_EQ(memmap_read(f, &in, err, sizeof(err)), -1);
 	fclose(f);
 }
@@ -86,24 +90,34 @@ static void test_memmap_strict(void)
 	static const struct {
 		const char *text, *want;
 	} bad[] = {
-		{ "# pid 4294967297\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },	/* wrapped to 1 */
-		{ "# pid 12abc\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
-		{ "# pid -1\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
-		{ "# pid 0\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
-		{ "# pid 7\n# pid 8\n0 0 0x1000 0x7f0000000000 anon\n", "line 2" },
-		{ "# pid 7\n0 0 0x1000 0x7f0000000000 anon garbage\n", "line 2" },
-		{ "# pid 7\n0 0 0x1000 0x7f0000000000junk anon\n", "line 2" },
-		{ "# pid 7\n4294967296 0 0x1000 0x7f0000000000 anon\n", "line 2" },
-		{ "# pid 7\n0 0 0x10000000000000000 0x7f0000000000 anon\n", "line 2" },
-		{ "# pid 7\n0 -1 0x1000 0x7f0000000000 anon\n", "line 2" },
-		{ "# pid 7\n0 0 0 0x7f0000000000 anon\n", "line 2" },		/* empty slot */
-		{ "# pid 7\n0 0xfffffffffffff000 0x2000 0x7f0000000000 anon\n", "line 2" },
-		{ "# pid 7\n0 0 0x2000 0xfffffffffffff000 anon\n", "line 2" },
-		{ "# pid 7\n0 0 0x1000 0x7f0000000000 floppy\n", "line 2" },
-		{ "# pid 7\n0 0 0x1000 0x7f0000000000\n", "line 2" },
-		{ "# pid 7\n0 0 0x2000 0x7f0000000000 anon\n1 0x1000 0x1000 0x7f1000000000 anon\n",
+		{ "# pid 4294967297 start 1\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
+		{ "# pid 12abc start 1\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
+		{ "# pid -1 start 1\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
+		{ "# pid 0 start 1\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
+		{ "# pid 7 start 1\n# pid 8 start 1\n0 0 0x1000 0x7f0000000000 anon\n", "line 2" },
+		/* no start time: such a table cannot be tied to the process that wrote it */
+		{ "# pid 7\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
+		{ "# pid 7 start\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
+		{ "# pid 7 start \n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
+		{ "# pid 7 start -1\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
+		{ "# pid 7 start 12x\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
+		{ "# pid 7 start 1 2\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
+		{ "# pid 7 start 18446744073709551616\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
+		{ "# pid 7  start 1\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
+		{ "# pid 7 begin 1\n0 0 0x1000 0x7f0000000000 anon\n", "line 1" },
+		{ "# pid 7 start 1\n0 0 0x1000 0x7f0000000000 anon garbage\n", "line 2" },
+		{ "# pid 7 start 1\n0 0 0x1000 0x7f0000000000junk anon\n", "line 2" },
+		{ "# pid 7 start 1\n4294967296 0 0x1000 0x7f0000000000 anon\n", "line 2" },
+		{ "# pid 7 start 1\n0 0 0x10000000000000000 0x7f0000000000 anon\n", "line 2" },
+		{ "# pid 7 start 1\n0 -1 0x1000 0x7f0000000000 anon\n", "line 2" },
+		{ "# pid 7 start 1\n0 0 0 0x7f0000000000 anon\n", "line 2" },		/* empty slot */
+		{ "# pid 7 start 1\n0 0xfffffffffffff000 0x2000 0x7f0000000000 anon\n", "line 2" },
+		{ "# pid 7 start 1\n0 0 0x2000 0xfffffffffffff000 anon\n", "line 2" },
+		{ "# pid 7 start 1\n0 0 0x1000 0x7f0000000000 floppy\n", "line 2" },
+		{ "# pid 7 start 1\n0 0 0x1000 0x7f0000000000\n", "line 2" },
+		{ "# pid 7 start 1\n0 0 0x2000 0x7f0000000000 anon\n1 0x1000 0x1000 0x7f1000000000 anon\n",
 		  "line 3" },						/* overlaps slot 0 */
-		{ "0 0 0x1000 0x7f0000000000 anon\n", "no '# pid N' header" },
+		{ "0 0 0x1000 0x7f0000000000 anon\n", "no '# pid N start T' header" },
 	};
 	struct memmap m;
 	char err[200];
@@ -114,9 +128,13 @@ static void test_memmap_strict(void)
 		CHECK_EQ(read_text(bad[i].text, &m, err, sizeof(err)), -1);
 		CHECK(strstr(err, bad[i].want) != NULL, "row %u: '%s' in '%s'", i, bad[i].want, err);
 	}
-	CHECK_EQ(read_text("# pid 4194304\n# slot gpa size hva backing\n\n"
+	CHECK_EQ(read_text("# pid 4194304 start 0\n# slot gpa size hva backing\n\n"
 			   "0 0 0x1000 0x7f0000000000 thp", &m, err, sizeof(err)), 0);
 	CHECK_EQ(m.pid, 4194304);
+	CHECK_EQ(m.start, 0);
+	CHECK_EQ(read_text("# pid 7 start 18446744073709551615\n0 0 0x1000 0x7f0000000000 anon",
+			   &m, err, sizeof(err)), 0);
+	CHECK_EQ(m.start, 18446744073709551615ULL);
 	CHECK_EQ(m.slots[0].size, 0x1000);
 }
 
@@ -141,30 +159,30 @@ static void test_memmap_check_maps(void)
 
 	/* across two adjacent writable mappings (a remapped page splits one) */
 	m.slots[0] = (struct memmap_slot){ 0, 0, 0x1000000, 0x7f0000000000ULL, "anon" };
-	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), 0);
+	CHECK_EQ(memmap_check_maps(&m, f, RAM_RULE_QEMU, err, sizeof(err)), 0);
 	m.slots[0].hva = 0x400000;				/* the VMM's own text */
 	m.slots[0].size = 0x1000;
-	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	CHECK_EQ(memmap_check_maps(&m, f, RAM_RULE_QEMU, err, sizeof(err)), -1);
 	CHECK(strstr(err, "not inside private anonymous writable mappings of pid 9") != NULL,
 	      "%s", err);
 	m.slots[0].hva = 0x7f4000000000ULL;			/* the VMM's .data */
-	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	CHECK_EQ(memmap_check_maps(&m, f, RAM_RULE_QEMU, err, sizeof(err)), -1);
 	m.slots[0].hva = 0x7f5000000000ULL;			/* a vCPU's kvm_run */
-	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	CHECK_EQ(memmap_check_maps(&m, f, RAM_RULE_QEMU, err, sizeof(err)), -1);
 	m.slots[0].hva = 0x7f6000000000ULL;			/* shared anonymous */
-	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	CHECK_EQ(memmap_check_maps(&m, f, RAM_RULE_QEMU, err, sizeof(err)), -1);
 	m.slots[0].hva = 0x7f7000000000ULL;			/* private hugetlb: guest RAM */
-	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), 0);
+	CHECK_EQ(memmap_check_maps(&m, f, RAM_RULE_QEMU, err, sizeof(err)), 0);
 	m.slots[0] = (struct memmap_slot){ 0, 0, 0x800000, 0x7f1000000000ULL, "anon" };
-	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);	/* a hole */
+	CHECK_EQ(memmap_check_maps(&m, f, RAM_RULE_QEMU, err, sizeof(err)), -1);	/* a hole */
 	m.slots[0].hva = 0x7f2000000000ULL;				/* read-only */
-	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	CHECK_EQ(memmap_check_maps(&m, f, RAM_RULE_QEMU, err, sizeof(err)), -1);
 	m.slots[0].hva = 0x7f3000000000ULL;				/* nothing there */
-	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	CHECK_EQ(memmap_check_maps(&m, f, RAM_RULE_QEMU, err, sizeof(err)), -1);
 	m.slots[0] = (struct memmap_slot){ 0, 0, 0x1000000, 0x7f0000000000ULL, "anon" };
 	m.slots[1] = (struct memmap_slot){ 1, 0x1000000, 0x1000, 0x7f2000000000ULL, "anon" };
 	m.count = 2;						/* the second slot is bad */
-	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	CHECK_EQ(memmap_check_maps(&m, f, RAM_RULE_QEMU, err, sizeof(err)), -1);
 	CHECK(strstr(err, "slot 1:") != NULL, "%s", err);
 	fclose(f);
 }
@@ -199,18 +217,228 @@ static void test_memmap_check_smaps(void)
 	FILE *f = fmemopen((char *)smaps, sizeof(smaps) - 1, "r");
 
 	m.slots[0] = (struct memmap_slot){ 0, 0, 0x8000000, 0x7f0000000000ULL, "hugetlbfs" };
-	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), 0);
+	CHECK_EQ(memmap_check_maps(&m, f, RAM_RULE_QEMU, err, sizeof(err)), 0);
 	m.slots[0].hva = 0x7f1000000000ULL;		/* a private file, "hta" is not "ht" */
 	m.slots[0].size = 0x1000;
-	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	CHECK_EQ(memmap_check_maps(&m, f, RAM_RULE_QEMU, err, sizeof(err)), -1);
 	m.slots[0].hva = 0x7f2000000000ULL;		/* shared hugetlbfs */
-	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	CHECK_EQ(memmap_check_maps(&m, f, RAM_RULE_QEMU, err, sizeof(err)), -1);
 	m.slots[0].hva = 0x7f3000000000ULL;		/* anonymous, the last mapping */
-	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), 0);
+	CHECK_EQ(memmap_check_maps(&m, f, RAM_RULE_QEMU, err, sizeof(err)), 0);
 	fclose(f);
 	f = fmemopen((char *)garbage, sizeof(garbage) - 1, "r");
-	CHECK_EQ(memmap_check_maps(&m, f, err, sizeof(err)), -1);
+	CHECK_EQ(memmap_check_maps(&m, f, RAM_RULE_QEMU, err, sizeof(err)), -1);
 	fclose(f);
+}
+
+/*
+ * hwlab-vmm's guest RAM is marked (VmFlags "dd", and the name where the
+ * kernel has anon VMA names): an unnamed anonymous mapping such as a static
+ * VMM's .bss, its heap or a thread's stack is not guest RAM. Hugetlb RAM
+ * cannot be named: "/anon_hugepage (deleted)" with "ht" and "dd".
+ */
+static void test_memmap_check_hwlab(void)
+{
+	static const char smaps[] =	/* ascending, as the kernel writes it */
+		/* 0x4ed: the static VMM's .bss, and its heap: unmarked */
+		"004ed000-00504000 rw-p 00000000 00:00 0\n"
+		"VmFlags: rd wr mr mw me ac\n"
+		"17bcb000-17bed000 rw-p 00000000 00:00 0 [heap]\n"
+		"VmFlags: rd wr mr mw me ac\n"
+		/* 0x7f0: named, dd: guest RAM; a remapped page split it in two */
+		"7f0000000000-7f0000001000 rw-p 00000000 00:00 0 [anon:hwlab-guest-ram]\n"
+		"VmFlags: rd wr mr mw me ac dd\n"
+		"7f0000001000-7f0000002000 rw-p 00000000 00:00 0 [anon:hwlab-guest-ram]\n"
+		"VmFlags: rd wr mr mw me ac dd\n"
+		/* 0x7f1: unnamed with dd (a kernel without anon VMA names) */
+		"7f1000000000-7f1000001000 rw-p 00000000 00:00 0\n"
+		"VmFlags: rd wr mr mw me ac dd\n"
+		/* 0x7f2: named but without dd; 0x7f3: dd but another name */
+		"7f2000000000-7f2000001000 rw-p 00000000 00:00 0 [anon:hwlab-guest-ram]\n"
+		"VmFlags: rd wr mr mw me ac\n"
+		"7f3000000000-7f3000001000 rw-p 00000000 00:00 0 [anon:hwlab-guest-ramx]\n"
+		"VmFlags: rd wr mr mw me ac dd\n"
+		/* 0x7f4: MAP_HUGETLB with dd; 0x7f5: without */
+		"7f4000000000-7f4000200000 rw-p 00000000 00:0f 33001 /anon_hugepage (deleted)\n"
+		"VmFlags: rd wr mr mw me de ht dd\n"
+		"7f5000000000-7f5000200000 rw-p 00000000 00:0f 33002 /anon_hugepage (deleted)\n"
+		"VmFlags: rd wr mr mw me de ht\n"
+		/* 0x7f6: dd, shared; 0x7f7: dd, a hugetlbfs file (QEMU's, not ours) */
+		"7f6000000000-7f6000001000 rw-s 00000000 00:00 0 [anon_shmem:hwlab-guest-ram]\n"
+		"VmFlags: rd wr sh mr mw me dd\n"
+		"7f7000000000-7f7000200000 rw-p 00000000 00:2d 4711 /dev/hugepages/x (deleted)\n"
+		"VmFlags: rd wr mr mw me de ht dd\n";
+	static const struct {
+		uint64_t hva, size;
+		int qemu, hwlab, named;	/* 0 accepted, -1 refused, by each rule */
+	} rows[] = {
+		{ 0x7f0000000000ULL, 0x2000, -1, -1, 0 },
+		{ 0x4ed000, 0x1000, 0, -1, -1 },		/* .bss: QEMU's rule took it */
+		{ 0x17bcb000, 0x1000, -1, -1, -1 },		/* [heap] */
+		{ 0x7f1000000000ULL, 0x1000, 0, 0, -1 },
+		{ 0x7f2000000000ULL, 0x1000, -1, -1, -1 },
+		{ 0x7f3000000000ULL, 0x1000, -1, -1, -1 },
+		{ 0x7f4000000000ULL, 0x200000, 0, 0, 0 },
+		{ 0x7f5000000000ULL, 0x200000, 0, -1, -1 },
+		{ 0x7f6000000000ULL, 0x1000, -1, -1, -1 },
+		{ 0x7f7000000000ULL, 0x200000, 0, -1, -1 },
+	};
+	struct memmap m = { .pid = 9, .count = 1 };
+	char err[300];
+	unsigned int i;
+	FILE *f = fmemopen((char *)smaps, sizeof(smaps) - 1, "r");
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		m.slots[0] = (struct memmap_slot){ 0, 0, rows[i].size, rows[i].hva, "anon" };
+		CHECK(memmap_check_maps(&m, f, RAM_RULE_QEMU, err, sizeof(err)) == rows[i].qemu,
+		      "row %u, QEMU's rule", i);
+		CHECK(memmap_check_maps(&m, f, RAM_RULE_HWLAB, err, sizeof(err)) == rows[i].hwlab,
+		      "row %u, hwlab-vmm's rule", i);
+		CHECK(memmap_check_maps(&m, f, RAM_RULE_HWLAB_NAMED, err, sizeof(err)) ==
+		      rows[i].named, "row %u, hwlab-vmm's rule with names", i);
+	}
+	m.slots[0] = (struct memmap_slot){ 0, 0, 0x1000, 0x4ed000, "anon" };
+	CHECK_EQ(memmap_check_maps(&m, f, RAM_RULE_HWLAB_NAMED, err, sizeof(err)), -1);
+	CHECK(strstr(err, "not inside guest RAM") && strstr(err, "[anon:hwlab-guest-ram]"),
+	      "%s", err);
+	fclose(f);
+}
+
+/* /proc/PID/stat's field 22, after a command name with blanks and ')' in it. */
+static void test_proc_start_time(void)
+{
+	unsigned long long t = 5;
+
+	CHECK_EQ(proc_stat_start_time("42 (we) ird) S 1 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 "
+				      "1 0 777 123 45\n", &t), 0);
+	CHECK_EQ(t, 777);
+	CHECK_EQ(proc_stat_start_time("42 (x) S 1 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 "
+				      "888", &t), 0);
+	CHECK_EQ(t, 888);
+	CHECK_EQ(proc_stat_start_time("42 (x) S 1 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0",
+				      &t), -1);
+	CHECK_EQ(proc_stat_start_time("42 (x) S 1 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 "
+				      "-1 0", &t), -1);
+	CHECK_EQ(proc_stat_start_time("42 (x) S 1 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 "
+				      "12x 0", &t), -1);
+	CHECK_EQ(proc_stat_start_time("no parenthesis", &t), -1);
+	CHECK(proc_start_time(0) && proc_start_time(0) == proc_start_time(getpid()),
+	      "this process's start time, by self and by pid");
+	CHECK_EQ(proc_start_time(HWLAB_PID_MAX + 1), 0);	/* no such process */
+}
+
+/* Only the process that holds the very file open holds it: not a copy, not a pid gone. */
+static void test_memmap_held_by(void)
+{
+	char path[] = "/tmp/hwlab-unit-held.XXXXXX", err[200];
+	struct stat st, other;
+	int fd = mkstemp(path);
+
+	if (fd < 0) {
+		CHECK(0, "mkstemp: cannot test memmap_held_by");
+		return;
+	}
+	CHECK_EQ(fstat(fd, &st), 0);
+	CHECK_EQ(memmap_held_by(getpid(), &st, err, sizeof(err)), 1);
+	CHECK_EQ(stat("/", &other), 0);				/* not open here */
+	CHECK_EQ(memmap_held_by(getpid(), &other, err, sizeof(err)), 0);
+	CHECK_EQ(memmap_held_by(HWLAB_PID_MAX + 1, &st, err, sizeof(err)), -1);
+	CHECK(strstr(err, "/fd") != NULL, "%s", err);
+	close(fd);
+	CHECK_EQ(memmap_held_by(getpid(), &st, err, sizeof(err)), 0);	/* closed: no more */
+	unlink(path);
+}
+
+/* write NAME in dir: a table whose header says pid and start */
+static void put_table(const char *dir, const char *name, const char *header)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f) {
+		CHECK(0, "cannot write %s", path);
+		return;
+	}
+	fprintf(f, "%s\n0 0 0x1000 0x7f0000000000 anon\n", header);
+	fclose(f);
+}
+
+static int exists_in(const char *dir, const char *name)
+{
+	char path[128];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return !lstat(path, &st);
+}
+
+/*
+ * memmap_clean_stale(): a table of this pid (an earlier VMM's), of a dead
+ * pid, or of a live pid with another start time goes; a live process's
+ * own table, one whose header cannot be read while its pid lives, and
+ * anything that is not a regular N.memmap stays.
+ */
+static void test_memmap_clean_stale(void)
+{
+	char dir[] = "/tmp/hwlab-unit-stale.XXXXXX", err[200], name[64], hdr[96], path[128];
+	pid_t alive, dead;
+	int dirfd, status;
+	const char *keep[] = { "notes.txt", "0123.memmap", "12.memmap.bak", "link.memmap" };
+	unsigned int i;
+
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp: cannot test memmap_clean_stale");
+		return;
+	}
+	alive = fork();
+	if (alive == 0) {
+		pause();
+		_exit(0);
+	}
+	dead = fork();
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, &status, 0);
+
+	snprintf(name, sizeof(name), "%d.memmap", (int)getpid());
+	put_table(dir, name, "# pid 1 start 1");		/* ours: an earlier VMM's */
+	snprintf(name, sizeof(name), "%d.memmap", (int)dead);
+	put_table(dir, name, "# pid 1 start 1");		/* dead */
+	snprintf(name, sizeof(name), "%d.memmap", (int)alive);
+	snprintf(hdr, sizeof(hdr), "# pid %d start %llu", (int)alive, proc_start_time(alive));
+	put_table(dir, name, hdr);				/* alive, its own: kept */
+	snprintf(hdr, sizeof(hdr), "# pid 1 start %llu", proc_start_time(1) + 1);
+	put_table(dir, "1.memmap", hdr);			/* pid reused: removed */
+	snprintf(name, sizeof(name), "%d.memmap", (int)getppid());
+	put_table(dir, name, "# pid 1");			/* alive, unreadable: kept */
+	snprintf(path, sizeof(path), "%s/%d.memmap", dir, (int)dead + 100000);
+	CHECK_EQ(symlink("/etc/passwd", path), 0);		/* a link: never removed */
+	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		put_table(dir, keep[i], "# pid 1 start 1");
+
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+	CHECK_EQ(memmap_clean_stale(dirfd, err, sizeof(err)), 3);
+	snprintf(name, sizeof(name), "%d.memmap", (int)getpid());
+	CHECK(!exists_in(dir, name), "this pid's earlier table removed");
+	snprintf(name, sizeof(name), "%d.memmap", (int)dead);
+	CHECK(!exists_in(dir, name), "a dead pid's table removed");
+	CHECK(!exists_in(dir, "1.memmap"), "a table whose start time is not pid 1's removed");
+	snprintf(name, sizeof(name), "%d.memmap", (int)alive);
+	CHECK(exists_in(dir, name), "a live process's own table kept");
+	snprintf(name, sizeof(name), "%d.memmap", (int)getppid());
+	CHECK(exists_in(dir, name), "a live pid's unreadable table kept");
+	snprintf(name, sizeof(name), "%d.memmap", (int)dead + 100000);
+	CHECK(exists_in(dir, name), "a symlink kept");
+	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		CHECK(exists_in(dir, keep[i]), "%s kept", keep[i]);
+	close(dirfd);
+
+	kill(alive, SIGKILL);
+	waitpid(alive, &status, 0);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	CHECK_EQ(system(path), 0);
 }
 
 /* memmap_private_dir(): made 0700 when missing; a symlink or an open mode refused. */
@@ -218,6 +446,7 @@ static void test_memmap_private_dir(void)
 {
 	char base[] = "/tmp/hwlab-unit.XXXXXX", dir[64], link[64], err[200];
 	struct stat st;
+	int fd;
 
 	if (!mkdtemp(base)) {
 		CHECK(0, "mkdtemp: cannot test memmap_private_dir");
@@ -225,10 +454,15 @@ static void test_memmap_private_dir(void)
 	}
 	snprintf(dir, sizeof(dir), "%s/new", base);
 	snprintf(link, sizeof(link), "%s/link", base);
-	CHECK_EQ(memmap_private_dir(dir, err, sizeof(err)), 0);
-	CHECK(!stat(dir, &st) && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700,
+	fd = memmap_private_dir(dir, err, sizeof(err));
+	CHECK(fd >= 0, "%s", err);
+	/* the fd is the directory checked */
+	CHECK(!fstat(fd, &st) && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700,
 	      "created mode 0700");
-	CHECK_EQ(memmap_private_dir(dir, err, sizeof(err)), 0);	/* again: ours, fine */
+	close(fd);
+	fd = memmap_private_dir(dir, err, sizeof(err));	/* again: ours, fine */
+	CHECK(fd >= 0, "%s", err);
+	close(fd);
 	CHECK_EQ(symlink(dir, link), 0);
 	CHECK_EQ(memmap_private_dir(link, err, sizeof(err)), -1);
 	CHECK(strstr(err, "symbolic link") != NULL, "%s", err);
@@ -263,6 +497,10 @@ void test_lib(void)
 	test_memmap_strict();
 	test_memmap_check_maps();
 	test_memmap_check_smaps();
+	test_memmap_check_hwlab();
+	test_proc_start_time();
+	test_memmap_held_by();
+	test_memmap_clean_stale();
 	test_memmap_private_dir();
 	test_memmap_default_path();
 }

@@ -1,8 +1,10 @@
 # hwpoison-guest never poisons a page it cannot trust: a memslot table that
-# is a symlink, someone else's, writable by others, stale, of a process
-# that is not hwlab-vmm, or pointing outside the VMM's RAM; a zero page, a
-# page never touched; a malformed number. Each refusal is a clear message,
-# exit 1 and nothing written. Every run goes to a fake debugfs (a plain
+# is a symlink, someone else's, writable by others, stale (left by a killed
+# VMM whose pid a new one got: its header's start time, and the new VMM
+# does not hold that file open), a copy, of a process that is not
+# hwlab-vmm, or pointing outside the VMM's marked guest RAM (its .bss, heap,
+# a thread's stack); a zero page, a page never touched; a malformed number.
+# Each refusal is a clear message, exit 1 and nothing written. Every run goes to a fake debugfs (a plain
 # file for hwpoison/corrupt-pfn), so this also runs on the host
 # (tests/host/tool_safety.sh) without poisoning anything there.
 # The VMM publishes its table as a new file and removes it at every exit.
@@ -21,6 +23,12 @@ mkdir -p "$fake/hwpoison"
 
 # report_field LOG FIELD: a string field of the vmm_start line
 report_field() { sed -n "s/.*\"event\":\"vmm_start\".*\"$2\":\"\\([^\"]*\\)\".*/\\1/p" "$1"; }
+# report_value LOG FIELD: a number or boolean field of the vmm_start line
+report_value() { sed -n "s/.*\"event\":\"vmm_start\".*\"$2\":\\([0-9a-z]*\\).*/\\1/p" "$1"; }
+# proc_state PID: its state letter in /proc/PID/stat (T: stopped), empty once it is gone
+proc_state() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1; }
+# start_time PID: /proc/PID/stat field 22 (after the command name, which may hold blanks)
+start_time() { sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f20; }
 # refused NAME PATTERN ARGS...: the tool exits 1 with PATTERN and writes nothing
 refused() {
 	name=$1 pattern=$2
@@ -46,6 +54,19 @@ wait_ready() {
 		sleep 0.1
 		n=$((n + 1))
 	done
+}
+# start_ready LOG ARGS...: a VMM in the background, its guest running (sets started)
+start_ready() {
+	log=$1
+	shift
+	"$VMM" "$@" >"$log" 2>&1 &
+	started=$!
+	wait_ready "$log" "$started"
+}
+# kill_reaped PID: SIGKILL (nothing of the VMM runs: its table stays), and reap it
+kill_reaped() {
+	kill -KILL "$1"
+	wait "$1" 2>/dev/null
 }
 
 "$VMM" --passes 0 --guest-read-unwritten "$GUEST" >"$t/vmm.log" 2>&1 &
@@ -93,35 +114,116 @@ chown 65534 "$t/nobody"
 refused table-owner 'is owned by uid 65534, but pid' --memmap "$t/nobody" "$pid" 0x612000
 mkfifo "$t/fifo"
 refused table-fifo 'is not a regular file' --memmap "$t/fifo" "$pid" 0x612000
-table_copy "$t/stale" 's/^# pid .*/# pid 1/'
+table_copy "$t/stale" 's/^# pid [0-9]*/# pid 1/'
 refused table-stale-pid 'was written by pid 1, not' --memmap "$t/stale" "$pid" 0x612000
+# A table must carry its writer's start time, be that process's, and be the
+# very file it holds open: a copy that is right in every line is refused.
+table_copy "$t/nostart" 's/^\(# pid [0-9]*\) start .*/\1/'
+refused table-no-start "is malformed: line 1: '# pid $pid' is not '# pid N start T'" \
+	--memmap "$t/nostart" "$pid" 0x612000
+table_copy "$t/wrongstart" "s/^\\(# pid [0-9]*\\) start .*/\\1 start $(($(start_time "$pid") + 1))/"
+refused table-start-wrong 'now is a process that started at' --memmap "$t/wrongstart" "$pid" 0x612000
+table_copy "$t/copy" ''
+refused table-copy-not-held "is not open in pid $pid: it is not the table that process published" \
+	--memmap "$t/copy" "$pid" 0x612000
+check table-held "the VMM holds its table open" sh -c "ls -l /proc/$pid/fd | grep -qF '$memmap'"
 table_copy "$t/unmapped" 's/^0 \([^ ]*\) \([^ ]*\) [^ ]* /0 \1 \2 0x10000 /'
-refused table-hva-unmapped 'is not inside private anonymous writable mappings of pid' \
-	--memmap "$t/unmapped" "$pid" 0x612000
+refused table-hva-unmapped 'is not inside guest RAM' --memmap "$t/unmapped" "$pid" 0x612000
 # Writable and mapped by the VMM alone, yet not guest RAM: the VMM's own data
-# segment (a page-cache page of the binary) and a vCPU's kvm_run (a kernel
-# page). The table names a one-page slot at GPA 0 there.
+# segment (a page-cache page of the binary), a vCPU's kvm_run (a kernel
+# page), and private anonymous memory that is not marked as guest RAM: the
+# static VMM's .bss (the anonymous mapping right after its data segment),
+# its heap, a thread's stack (after its guard page). The table names a
+# one-page slot at GPA 0 there.
 data=$(sed -n 's/^\([0-9a-f]*\)-[0-9a-f]* rw-p .*hwlab-vmm$/\1/p' "/proc/$pid/maps" | head -n 1)
 kvm_run=$(sed -n 's/^\([0-9a-f]*\)-[0-9a-f]* rw-s .*kvm-vcpu.*/\1/p' "/proc/$pid/maps" | head -n 1)
-for target in data:$data kvm_run:$kvm_run; do
+bss=$(awk '$6 ~ /hwlab-vmm$/ && $2 == "rw-p" { split($1, r, "-"); end = r[2]; next }
+	   end != "" { split($1, r, "-"); if (r[1] == end && $2 == "rw-p" && NF == 5) print r[1]; exit }' \
+	"/proc/$pid/maps")
+heap=$(sed -n 's/^\([0-9a-f]*\)-[0-9a-f]* rw-p .*\[heap\]$/\1/p' "/proc/$pid/maps" | head -n 1)
+stack=$(awk '{ split($1, r, "-") }
+	     $2 == "rw-p" && NF == 5 && r[1] == guard { print r[1]; exit }
+	     { guard = $2 == "---p" ? r[2] : "" }' "/proc/$pid/maps")
+for target in data:$data kvm_run:$kvm_run bss:$bss heap:$heap thread-stack:$stack; do
 	name=${target%%:*} hva=${target#*:}
 	if [ -z "$hva" ]; then
 		skip "table-$name" "no $name mapping in /proc/$pid/maps"
 		continue
 	fi
 	table_copy "$t/$name" "s/^0 [^ ]* [^ ]* [^ ]* /0 0 0x1000 0x$hva /"
-	refused "table-$name" 'is not inside private anonymous writable mappings of pid' \
-		--memmap "$t/$name" "$pid" 0
+	refused "table-$name" 'is not inside guest RAM' --memmap "$t/$name" "$pid" 0
 done
+# what makes guest RAM: VmFlags dd on every kernel, and its name where the
+# kernel names anonymous mappings (the outer VM's; not the host's 6.18)
+named=$(report_value "$t/vmm.log" ram_named)
+check ram-dontdump "guest RAM at $hva0 is MADV_DONTDUMP (VmFlags dd)" \
+	sh -c "grep -A30 '^${hva0#0x}-' /proc/$pid/smaps | grep -m1 '^VmFlags' | grep -qw dd"
+if [ "$VMM" = hwlab-vmm ]; then
+	check ram-named "vmm_start says ram_named true (got $named), smaps names it" \
+		sh -c "[ '$named' = true ] && grep -q '^${hva0#0x}-.*\[anon:hwlab-guest-ram\]\$' /proc/$pid/maps"
+fi
 table_copy "$t/garbage" '$s/$/ trailing/'
 refused table-garbage 'is malformed: line 3' --memmap "$t/garbage" "$pid" 0x612000
-table_copy "$t/bigpid" 's/^# pid .*/# pid 4294967297/'
+table_copy "$t/bigpid" 's/^# pid [0-9]*/# pid 4294967297/'
 refused table-pid-overflow 'is malformed: line 1' --memmap "$t/bigpid" "$pid" 0x612000
 sleep 60 &
 other=$!
-table_copy "$t/other" "s/^# pid .*/# pid $other/"
+table_copy "$t/other" "s/^# pid [0-9]*/# pid $other/"
 refused not-a-vmm "pid $other is not a hwlab-vmm" --memmap "$t/other" "$other" 0x612000
 kill "$other"
+
+# The injector is opened first, and only the kernel's (a regular file; on
+# the real debugfs, on debugfs), without blocking: a FIFO planted there gets
+# nothing, whether someone reads it or not.
+odd=$t/odd
+mkdir -p "$odd/hwpoison"
+mkfifo "$odd/hwpoison/corrupt-pfn"
+expect injector-fifo 1 'is not a regular file' timeout 20 "$TOOL" --debugfs "$odd" "$pid" 0x612000
+cat "$odd/hwpoison/corrupt-pfn" >"$t/fifo.out" &
+reader=$!
+expect injector-fifo-read 1 'is not a regular file' timeout 20 "$TOOL" --debugfs "$odd" "$pid" 0x612000
+check injector-fifo-got-nothing "the FIFO's reader got nothing" test ! -s "$t/fifo.out"
+kill "$reader" 2>/dev/null
+wait "$reader" 2>/dev/null
+rm "$odd/hwpoison/corrupt-pfn"
+ln -s "$pfn_file" "$odd/hwpoison/corrupt-pfn"
+refused injector-symlink 'a symbolic link or not a directory on the way' --debugfs "$odd" "$pid" 0x612000
+# The last checks come after that open, right before the write: stopped
+# there (the test hook), the VMM killed and reaped, the tool writes nothing.
+start_ready "$t/gone.log" --passes 0 "$GUEST"
+gone=$started
+gone_table=$(report_field "$t/gone.log" memmap)
+: >"$pfn_file"
+HWPOISON_GUEST_TEST_STOP_BEFORE_RECHECK=1 "$TOOL" --debugfs "$fake" "$gone" 0x612000 \
+	>"$t/tool.out" 2>&1 &
+tool=$!
+n=0
+while [ "$(proc_state "$tool")" != T ] && kill -0 "$tool" 2>/dev/null && [ $n -lt 600 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+check stop-before-recheck "the tool stopped itself with the injector open (state T)" \
+	test "$(proc_state "$tool")" = T
+kill_reaped "$gone"
+check target-reaped "the VMM is gone" sh -c "! kill -0 $gone 2>/dev/null"
+kill -CONT "$tool"
+wait "$tool"
+rc=$?
+sed 's/^/  | /' "$t/tool.out"
+check recheck-refused "the tool, continued, refused (exit $rc): the VMM it checked is gone" \
+	sh -c "[ $rc -eq 1 ] && grep -q 'is no longer the hwlab-vmm it was' '$t/tool.out'"
+check recheck-wrote-nothing "$pfn_file left empty" test ! -s "$pfn_file"
+rm -f "$gone_table"
+# The real debugfs must be debugfs: inside the outer VM, a tmpfs mounted over
+# it for a moment, with a regular hwpoison/corrupt-pfn, gets nothing.
+if [ "$VMM" = hwlab-vmm ] && mount -t tmpfs none /sys/kernel/debug; then
+	mkdir /sys/kernel/debug/hwpoison
+	: >/sys/kernel/debug/hwpoison/corrupt-pfn
+	expect injector-not-debugfs 1 'is not on debugfs' "$TOOL" "$pid" 0x612000
+	check injector-not-debugfs-wrote-nothing "the tmpfs file is left empty" \
+		test ! -s /sys/kernel/debug/hwpoison/corrupt-pfn
+	umount /sys/kernel/debug
+fi
 
 # the VMM creates its table new: never through a file or symlink already there
 : >"$t/pre"
@@ -130,6 +232,85 @@ check vmm-precreated-kept "the file already there is left as it was" test -f "$t
 ln -s "$t/target" "$t/planted"
 expect vmm-symlink 1 "$t/planted already exists" "$VMM" --passes 1 --memmap "$t/planted" "$GUEST"
 check vmm-symlink-not-followed "nothing created through the symlink" test ! -e "$t/target"
+
+# A VMM killed by SIGKILL leaves its table behind: nothing of it runs.
+start_ready "$t/killed.log" --passes 0 "$GUEST"
+killed_table=$(report_field "$t/killed.log" memmap)
+kill_reaped "$started"
+check stale-left "a SIGKILLed VMM leaves $killed_table behind" test -f "$killed_table"
+# That file, made to say all the live VMM's own table says (pid, start time,
+# slots; written in place, so still root's and 0600), speaks for nobody: the
+# live VMM does not hold it open.
+cat "$memmap" >"$killed_table"
+refused stale-table-as-live "is not open in pid $pid" --memmap "$killed_table" "$pid" 0x612000
+# The next VMM removes the stale tables of its private directory, and only those.
+start_ready "$t/next.log" --passes 0 "$GUEST"
+next=$started
+removed=$(report_value "$t/next.log" stale_tables_removed)
+check stale-removed "the next VMM removed $killed_table (stale_tables_removed: $removed)" \
+	sh -c "[ ! -e '$killed_table' ] && [ '${removed:-0}' -ge 1 ]"
+check live-table-kept "the live VMM's $memmap is kept" test -f "$memmap"
+kill -TERM "$next"
+wait "$next"
+
+# The attack itself, only inside the outer VM (forcing a pid, through
+# ns_last_pid or pid_max, is not for the host): VMM A is SIGKILLed, B gets A's pid and
+# publishes its table elsewhere (--memmap), and A's table, back in place
+# with slots that fall inside B's RAM, must not make the tool poison B.
+if [ "$VMM" = hwlab-vmm ]; then
+	start_ready "$t/a.log" --passes 0 "$GUEST"
+	a=$started
+	a_table=$(report_field "$t/a.log" memmap)
+	kill_reaped "$a"
+	cp -p "$a_table" "$t/a.memmap"
+	# B must get A's pid: through ns_last_pid where the kernel has it
+	# (CONFIG_CHECKPOINT_RESTORE; the outer kernel has not), else with
+	# pid_max just above A, so that pids wrap below it, and short-lived
+	# forks until the last one took A - 1.
+	pid_max=$(cat /proc/sys/kernel/pid_max)
+	[ -e /proc/sys/kernel/ns_last_pid ] || echo $((a + 1)) >/proc/sys/kernel/pid_max
+	tries=0
+	while :; do
+		if [ -e /proc/sys/kernel/ns_last_pid ]; then
+			# a builtin echo and its redirection fork nothing
+			echo $((a - 1)) >/proc/sys/kernel/ns_last_pid
+		else
+			p=0
+			while [ "$p" -ne $((a - 1)) ] && [ $tries -lt 2000 ]; do
+				( : ) &
+				p=$!
+				wait "$p"
+				tries=$((tries + 1))
+			done
+		fi
+		"$VMM" --passes 0 --memmap "$t/b.memmap" "$GUEST" >"$t/b.log" 2>&1 &
+		b=$!
+		[ "$b" -eq "$a" ] || [ $tries -ge 2000 ] && break
+		kill_reaped "$b"
+		tries=$((tries + 1))
+	done
+	echo "$pid_max" >/proc/sys/kernel/pid_max
+	wait_ready "$t/b.log" "$b"
+	if [ "$b" -ne "$a" ]; then
+		skip pid-reuse "no new VMM got pid $a in $tries forks (last: $b)"
+	else
+		removed=$(report_value "$t/b.log" stale_tables_removed)
+		check pid-reuse-cleaned "B (pid $b, --memmap) removed A's $a_table (stale_tables_removed: $removed)" \
+			sh -c "[ ! -e '$a_table' ] && [ '${removed:-0}' -ge 1 ]"
+		b_hva=$(sed -n 's/^0 [^ ]* [^ ]* \(0x[0-9a-f]*\) .*/\1/p' "$t/b.memmap")
+		# A's table as a VMM that cleans nothing would have left it
+		sed "s/^0 \\([^ ]*\\) \\([^ ]*\\) [^ ]* /0 \\1 \\2 $b_hva /" "$t/a.memmap" >"$a_table"
+		chmod 0600 "$a_table"
+		refused pid-reuse-stale-start "now is a process that started at" "$b" 0x500000
+		# and with B's start time forged into it: B does not hold it open
+		sed -i "s/^\\(# pid [0-9]*\\) start .*/\\1 start $(start_time "$b")/" "$a_table"
+		chmod 0600 "$a_table"
+		refused pid-reuse-forged "is not open in pid $b" "$b" 0x500000
+		rm -f "$a_table"
+	fi
+	kill -TERM "$b"
+	wait "$b"
+fi
 
 # the table goes away at every exit
 kill -TERM "$pid"
