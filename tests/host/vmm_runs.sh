@@ -211,7 +211,9 @@ wait_file_has() {
 	grep -q -- "$2" "$1" 2>/dev/null
 }
 # in_pipe_write PID: a thread of PID sleeps in pipe_write (its reader stopped reading)
-in_pipe_write() { cat /proc/"$1"/task/*/wchan 2>/dev/null | grep -q pipe_write; }
+# (read whole, then matched: grep -q would stop early, and under pipefail cat's
+# SIGPIPE would make a match count as none)
+in_pipe_write() { [[ $(cat /proc/"$1"/task/*/wchan 2>/dev/null) == *pipe_write* ]]; }
 
 # --console: every output path opened without following a symlink, never
 # another user's file, a file with other names or the memslot tables'
