@@ -134,12 +134,32 @@ int console_open_input(const char *path)
 {
 	int fd;
 
+	struct stat st;
+
 	if (!strcmp(path, "-"))
 		return STDIN_FILENO;
-	/* a FIFO with no writer yet: open at once, the input thread waits for one */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		pr_errno("cannot open the console input %s", path);
+	/*
+	 * A FIFO with no writer yet: open at once, the input thread waits for
+	 * one. What is read goes to the guest, so no symlink is followed and no
+	 * other user's file is read: a planted link to a secret of root's would
+	 * hand it to the guest.
+	 */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			pr_err("refusing --console-in %s: it is a symbolic link (the guest is never "
+			       "fed through one)", path);
+		else
+			pr_errno("cannot open the console input %s", path);
+		return -1;
+	}
+	if (fstat(fd, &st) || (S_ISREG(st.st_mode) && st.st_uid != geteuid())) {
+		pr_err("refusing --console-in %s: it belongs to uid %u, not to this VMM's uid %u: "
+		       "another user's file is not fed to the guest", path,
+		       (unsigned int)st.st_uid, (unsigned int)geteuid());
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 

@@ -282,6 +282,20 @@ if [ -f "$here/build/bzImage" ]; then
 else
 	skip "${pfx}console-in-fifo-no-writer" "no build/bzImage (make kernel): the VMM must get as far as starting a Linux guest"
 fi
+# --console-in feeds the guest: never through a symlink, never another
+# user's file (a planted link to a root-only file would hand it to the guest)
+echo secret >"$tmp/con-in-secret"
+ln -s "$tmp/con-in-secret" "$tmp/con-in-link"
+expect "${pfx}console-in-symlink" 1 'is a symbolic link (the guest is never fed through one)' \
+	timed 10 --kernel "$fakebz" --console /dev/null --console-in "$tmp/con-in-link"
+if [ "$(id -u)" -eq 0 ]; then
+	echo theirs >"$tmp/con-in-theirs"
+	chown 65534 "$tmp/con-in-theirs"
+	expect "${pfx}console-in-other-user" 1 'belongs to uid 65534, not to this VMM'"'"'s uid' \
+		timed 10 --kernel "$fakebz" --console /dev/null --console-in "$tmp/con-in-theirs"
+fi
+expect "${pfx}console-in-own-file" 1 "$notbz" \
+	timed 10 --kernel "$fakebz" --console /dev/null --console-in "$tmp/con-in-secret"
 # a FIFO that has its reader is a console like any other
 cat "$tmp/con-fifo" >/dev/null &
 reader=$!
