@@ -442,12 +442,32 @@ static int has_vm_flag(const char *flags, const char *flag)
 	return 0;
 }
 
+/* Do the table's slots, together, cover [lo, hi) without a gap? */
+static int slots_cover(const struct memmap *m, uint64_t lo, uint64_t hi)
+{
+	unsigned int i, again = 1;
+
+	while (lo < hi && again)
+		for (i = 0, again = 0; i < m->count; i++)
+			if (m->slots[i].hva <= lo && lo - m->slots[i].hva < m->slots[i].size) {
+				lo = m->slots[i].hva + m->slots[i].size;
+				again = 1;
+			}
+	return lo >= hi;
+}
+
 /*
  * Walk maps or smaps (ascending, as the kernel writes them) from start and
  * say whether guest-RAM mappings cover [start, end) without a gap. A line
  * that is neither a mapping nor an smaps "Key: value" under one refuses.
+ * For hwlab-vmm's marked RAM, every mapping a slot touches must also lie
+ * wholly inside the table's slots: the VMM maps its RAM and nothing else
+ * that way, so a slot that is a page of a larger marked mapping is not
+ * guest RAM (an ASan build's shadow memory is MADV_DONTDUMP too, and a
+ * table pointing into it passed where the kernel cannot name mappings).
  */
-static int ram_covered(FILE *maps, uint64_t start, uint64_t end, enum guest_ram_rule rule)
+static int ram_covered(FILE *maps, const struct memmap *m, uint64_t start, uint64_t end,
+		       enum guest_ram_rule rule)
 {
 	char line[512];
 	struct vma v, next;
@@ -468,7 +488,8 @@ static int ram_covered(FILE *maps, uint64_t start, uint64_t end, enum guest_ram_
 		}
 		/* the mapping before this line has all its attributes: judge it */
 		if (have && v.hi > at) {
-			if (v.lo > at || !guest_ram(&v, rule))
+			if (v.lo > at || !guest_ram(&v, rule) ||
+			    (rule != RAM_RULE_QEMU && !slots_cover(m, v.lo, v.hi)))
 				return 0;
 			at = v.hi;
 			if (at >= end)
@@ -487,17 +508,17 @@ int memmap_check_maps(const struct memmap *m, FILE *maps, enum guest_ram_rule ru
 	static const char *const what[] = {
 		[RAM_RULE_QEMU] = "private anonymous writable mappings",
 		[RAM_RULE_HWLAB] = "guest RAM (private writable mappings hwlab-vmm marked: "
-				   "VmFlags dd)",
+				   "VmFlags dd, each wholly inside the table's slots)",
 		[RAM_RULE_HWLAB_NAMED] = "guest RAM (private writable mappings hwlab-vmm "
 					 "marked: VmFlags dd, named [anon:" HWLAB_GUEST_RAM_NAME
-					 "] unless hugetlb)",
+					 "] unless hugetlb, each wholly inside the table's slots)",
 	};
 	unsigned int i;
 
 	for (i = 0; i < m->count; i++) {
 		const struct memmap_slot *s = &m->slots[i];
 
-		if (!ram_covered(maps, s->hva, s->hva + s->size, rule)) {
+		if (!ram_covered(maps, m, s->hva, s->hva + s->size, rule)) {
 			snprintf(err, errlen, "slot %u: hva [%#" PRIx64 ", %#" PRIx64 ") is not "
 				 "inside %s of pid %d", s->id, s->hva, s->hva + s->size, what[rule],
 				 (int)m->pid);

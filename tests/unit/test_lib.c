@@ -267,7 +267,10 @@ static void test_memmap_check_hwlab(void)
 		"7f6000000000-7f6000001000 rw-s 00000000 00:00 0 [anon_shmem:hwlab-guest-ram]\n"
 		"VmFlags: rd wr sh mr mw me dd\n"
 		"7f7000000000-7f7000200000 rw-p 00000000 00:2d 4711 /dev/hugepages/x (deleted)\n"
-		"VmFlags: rd wr mr mw me de ht dd\n";
+		"VmFlags: rd wr mr mw me de ht dd\n"
+		/* 0x7f8: dd, unnamed, 1 MiB: an ASan build's shadow memory is so */
+		"7f8000000000-7f8000100000 rw-p 00000000 00:00 0\n"
+		"VmFlags: rd wr mr mw me ac dd nh\n";
 	static const struct {
 		uint64_t hva, size;
 		int qemu, hwlab, named;	/* 0 accepted, -1 refused, by each rule */
@@ -282,6 +285,14 @@ static void test_memmap_check_hwlab(void)
 		{ 0x7f5000000000ULL, 0x200000, 0, -1, -1 },
 		{ 0x7f6000000000ULL, 0x1000, -1, -1, -1 },
 		{ 0x7f7000000000ULL, 0x200000, 0, -1, -1 },
+		/*
+		 * a page of a larger marked mapping is not a slot of guest RAM:
+		 * a table pointing into ASan's shadow passed on a kernel without
+		 * names; the whole mapping as the slot would be
+		 */
+		{ 0x7f8000010000ULL, 0x1000, 0, -1, -1 },
+		{ 0x7f8000000000ULL, 0x100000, 0, 0, -1 },
+		{ 0x7f4000000000ULL, 0x1000, 0, -1, -1 },
 	};
 	struct memmap m = { .pid = 9, .count = 1 };
 	char err[300];
@@ -297,6 +308,14 @@ static void test_memmap_check_hwlab(void)
 		CHECK(memmap_check_maps(&m, f, RAM_RULE_HWLAB_NAMED, err, sizeof(err)) ==
 		      rows[i].named, "row %u, hwlab-vmm's rule with names", i);
 	}
+	/* two slots that together are one marked mapping: each is guest RAM */
+	m.count = 2;
+	m.slots[0] = (struct memmap_slot){ 0, 0, 0x80000, 0x7f8000000000ULL, "anon" };
+	m.slots[1] = (struct memmap_slot){ 1, 0x80000, 0x80000, 0x7f8000080000ULL, "anon" };
+	CHECK_EQ(memmap_check_maps(&m, f, RAM_RULE_HWLAB, err, sizeof(err)), 0);
+	m.slots[1].size = 0x40000;	/* the mapping's last 256 KiB in no slot */
+	CHECK_EQ(memmap_check_maps(&m, f, RAM_RULE_HWLAB, err, sizeof(err)), -1);
+	m.count = 1;
 	m.slots[0] = (struct memmap_slot){ 0, 0, 0x1000, 0x4ed000, "anon" };
 	CHECK_EQ(memmap_check_maps(&m, f, RAM_RULE_HWLAB_NAMED, err, sizeof(err)), -1);
 	CHECK(strstr(err, "not inside guest RAM") && strstr(err, "[anon:hwlab-guest-ram]"),
