@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -75,6 +76,20 @@ static const char *refusal(int fd, const struct stat *st, char *why, size_t len)
 				 "that must not get the guest's output", (unsigned long)st->st_nlink);
 			return why;
 		}
+		/*
+		 * A running VMM holds a lock on its memslot table for its life,
+		 * wherever it published it (--memmap, another mount namespace's
+		 * /run seen through /proc/PID/root): a guest line appended there
+		 * became a slot the tool believed. A file someone holds a lock
+		 * on is somebody's: not the console's.
+		 */
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			snprintf(why, len, "another process holds a lock on it (a running VMM's "
+				 "memslot table is locked so): the guest's output is not appended to "
+				 "a file in use");
+			return why;
+		}
+		flock(fd, LOCK_UN);
 		return NULL;
 	}
 	if (S_ISFIFO(st->st_mode))

@@ -245,11 +245,21 @@ int guest_ram_remap_poisoned(struct vm *vm)
 }
 
 /*
- * The published table's path, for guest_ram_unpublish(): a static buffer,
- * so that the SIGBUS handler's fatal exit can remove the file without
- * calling anything but unlink(2).
+ * The published table, for guest_ram_unpublish(): its path (for the
+ * vmm_start line), and the directory it was created in (held open), its
+ * name there and its inode. Removed relative to that directory, and only
+ * while the name is still that inode: a path resolved again at exit went
+ * wherever a symlink swapped in meanwhile pointed (another user renamed a
+ * directory on the way and a root VMM removed a file of the same name
+ * elsewhere). Static, so that a signal handler's exit can remove it with
+ * async-signal-safe calls alone; published_name is set last and cleared
+ * first.
  */
 static char published[PATH_MAX];
+static char published_name[NAME_MAX + 1];
+static int published_dirfd = -1;
+static dev_t published_dev;
+static ino_t published_ino;
 /*
  * The table stays open for the VMM's whole life (O_CLOEXEC): the tool
  * accepts a table only from a process that holds that very file open, so
@@ -261,14 +271,38 @@ static int stale_removed;
 
 void guest_ram_unpublish(void)
 {
-	if (published[0])
-		unlink(published);
-	published[0] = 0;
+	struct stat st;
+
+	if (published_name[0] &&
+	    !fstatat(published_dirfd, published_name, &st, AT_SYMLINK_NOFOLLOW) &&
+	    st.st_dev == published_dev && st.st_ino == published_ino)
+		unlinkat(published_dirfd, published_name, 0);
+	published_name[0] = 0;
 }
 
 /*
- * Create name (relative to dirfd, or a path when dirfd is AT_FDCWD) for
- * writing, never through a symlink and never opening a file that someone
+ * The directory path's last component is in, opened (O_PATH) to create
+ * and later remove the file relative to it; *name is that component.
+ */
+static int open_parent_dir(const char *path, const char **name)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	*name = slash ? slash + 1 : path;
+	if (!slash)
+		return open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (slash - path >= (long)sizeof(dir)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(dir, path, slash - path);
+	dir[slash - path] = 0;
+	return open(slash == path ? "/" : dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/*
+ * Create name (relative to dirfd, its directory, held open) for writing, never through a symlink and never opening a file that someone
  * else made: O_EXCL|O_NOFOLLOW, and mode exactly 0600 whatever the umask.
  * A --memmap file that exists is refused: it is not ours to replace. (In
  * the private directory memmap_clean_stale() has already removed an
@@ -351,9 +385,11 @@ static int open_private_dir(int required)
 int guest_ram_publish(const struct vm *vm, const char *path)
 {
 	static struct memmap m;
-	char name[32];
+	char name[32], where[PATH_MAX];
+	const char *base = name;
+	struct stat st;
 	FILE *f;
-	int dirfd, fd, r;
+	int privfd, dirfd = -1, fd = -1, r;
 
 	/* first: a table that cannot be tied to this process is not published */
 	table_of(vm, &m);
@@ -362,27 +398,51 @@ int guest_ram_publish(const struct vm *vm, const char *path)
 		       "table could not name its writer, not publishing it");
 		return -1;
 	}
-	dirfd = open_private_dir(!path);
-	if (!path && dirfd < 0)
+	privfd = open_private_dir(!path);
+	if (!path && privfd < 0)
 		return -1;
 	if (!path) {
-		memmap_default_path(published, sizeof(published), getpid(), geteuid());
+		memmap_default_path(where, sizeof(where), getpid(), geteuid());
 		snprintf(name, sizeof(name), HWLAB_MEMMAP_FILE, (int)getpid());
-		fd = create_table(dirfd, name, published);
-	} else if (snprintf(published, sizeof(published), "%s", path) >= (int)sizeof(published)) {
-		pr_err("--memmap: path too long");
-		fd = -1;
+		/* a descriptor of its own: closing privfd must release the lock */
+		dirfd = openat(privfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	} else if (snprintf(where, sizeof(where), "%s", path) >= (int)sizeof(where)) {
+		errno = ENAMETOOLONG;
 	} else {
-		fd = create_table(AT_FDCWD, path, path);
+		dirfd = open_parent_dir(path, &base);
 	}
-	if (dirfd >= 0)
-		close(dirfd);	/* and with it the lock */
+	if (dirfd < 0)
+		pr_errno("cannot publish the memslot table %s: its directory", path ? path : where);
+	else
+		fd = create_table(dirfd, base, where);
+	if (privfd >= 0)
+		close(privfd);	/* and with it the lock */
+	if (fd >= 0 && fstat(fd, &st)) {
+		pr_errno("fstat %s", where);
+		close(fd);
+		unlinkat(dirfd, base, 0);
+		fd = -1;
+	}
 	if (fd < 0) {
-		published[0] = 0;	/* not ours: never remove it */
+		/* never set: a file that was not ours is never removed */
+		if (dirfd >= 0)
+			close(dirfd);
 		return -1;
 	}
+	snprintf(published, sizeof(published), "%s", where);
+	published_dirfd = dirfd;
+	published_dev = st.st_dev;
+	published_ino = st.st_ino;
+	snprintf(published_name, sizeof(published_name), "%s", base);
 	/* from here every exit removes it: return from main, exit(), die() */
 	atexit(guest_ram_unpublish);
+	/*
+	 * Held for the VMM's life: another VMM's --console refuses a file
+	 * someone holds a lock on, so guest output is never appended to a
+	 * live table wherever it was published (console_io.c).
+	 */
+	if (flock(fd, LOCK_SH))
+		pr_warn("flock %s: %s", where, strerror(errno));
 	/* the FILE writes through a duplicate; fd stays open for the VMM's life */
 	r = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	f = r < 0 ? NULL : fdopen(r, "w");
