@@ -179,22 +179,32 @@ static void injector_missing(const char *debugfs, const char *dir, const char *p
 int hwpoison_open_injector(const char *debugfs, const char *file, char *err, size_t errlen)
 {
 	const int nofollow = O_NOFOLLOW | O_CLOEXEC;
-	int real = !debugfs || !strcmp(debugfs, HWLAB_DEBUGFS);
-	char path[300], dir[256];
+	char path[300], dir[256], top[256];
 	struct statfs sfs = { 0 };
-	struct stat st;
-	int dfd, hfd, fd, e;
+	struct stat st, real_st, top_st;
+	int dfd, hfd, fd, e, real;
+	size_t n;
 
 	if (!debugfs)
 		debugfs = HWLAB_DEBUGFS;
-	snprintf(dir, sizeof(dir), "%s/hwpoison", debugfs);
+	/*
+	 * Without trailing slashes: "LINK/" makes open() follow LINK whatever
+	 * O_NOFOLLOW says, and "/sys/kernel/debug/" is the real debugfs too.
+	 */
+	snprintf(top, sizeof(top), "%s", debugfs);
+	for (n = strlen(top); n > 1 && top[n - 1] == '/'; n--)
+		top[n - 1] = 0;
+	snprintf(dir, sizeof(dir), "%s/hwpoison", top);
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	/*
 	 * No link followed in the last three components, no O_CREAT, and
 	 * O_NONBLOCK: a FIFO planted there fails (ENXIO, no reader) or opens
 	 * at once, instead of blocking until someone reads the PFN.
 	 */
-	dfd = open(debugfs, O_RDONLY | O_DIRECTORY | nofollow);
+	dfd = open(top, O_RDONLY | O_DIRECTORY | nofollow);
+	/* the real one by what it is, not by how it was spelled */
+	real = dfd >= 0 && !fstat(dfd, &top_st) && !stat(HWLAB_DEBUGFS, &real_st) &&
+	       top_st.st_dev == real_st.st_dev && top_st.st_ino == real_st.st_ino;
 	hfd = dfd < 0 ? -1 : openat(dfd, "hwpoison", O_RDONLY | O_DIRECTORY | nofollow);
 	fd = hfd < 0 ? -1 : openat(hfd, file, O_WRONLY | O_NONBLOCK | nofollow);
 	e = errno;

@@ -188,6 +188,11 @@ wait "$reader" 2>/dev/null
 rm "$odd/hwpoison/corrupt-pfn"
 ln -s "$pfn_file" "$odd/hwpoison/corrupt-pfn"
 refused injector-symlink 'a symbolic link or not a directory on the way' --debugfs "$odd" "$pid" 0x612000
+# a trailing slash made open() follow a symlinked debugfs directory whatever
+# O_NOFOLLOW said: the PFN went where the link pointed
+ln -s "$fake" "$t/debugfs-link"
+refused injector-dir-symlink-slash 'a symbolic link or not a directory on the way' \
+	--debugfs "$t/debugfs-link/" "$pid" 0x612000
 # The last checks come after that open, right before the write: stopped
 # there (the test hook), the VMM killed and reaped, the tool writes nothing.
 start_ready "$t/gone.log" --passes 0 "$GUEST"
