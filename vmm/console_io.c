@@ -168,6 +168,11 @@ int console_open_input(const char *path)
 			pr_errno("cannot open the console input %s", path);
 		return -1;
 	}
+	if (!fstat(fd, &st) && S_ISDIR(st.st_mode)) {
+		pr_err("refusing --console-in %s: it is a directory", path);
+		close(fd);
+		return -1;
+	}
 	if (fstat(fd, &st) || (S_ISREG(st.st_mode) && st.st_uid != geteuid())) {
 		pr_err("refusing --console-in %s: it belongs to uid %u, not to this VMM's uid %u: "
 		       "another user's file is not fed to the guest", path,

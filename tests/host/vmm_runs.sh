@@ -294,6 +294,9 @@ if [ "$(id -u)" -eq 0 ]; then
 	expect "${pfx}console-in-other-user" 1 'belongs to uid 65534, not to this VMM'"'"'s uid' \
 		timed 10 --kernel "$fakebz" --console /dev/null --console-in "$tmp/con-in-theirs"
 fi
+# a directory used to start the guest with an input thread that had failed
+expect "${pfx}console-in-directory" 1 'refusing --console-in' \
+	timed 10 --kernel "$fakebz" --console /dev/null --console-in "$tmp"
 expect "${pfx}console-in-own-file" 1 "$notbz" \
 	timed 10 --kernel "$fakebz" --console /dev/null --console-in "$tmp/con-in-secret"
 # a FIFO that has its reader is a console like any other
