@@ -285,6 +285,7 @@ static int validate(const struct vmm_options *o)
 int options_parse(int argc, char **argv, struct vmm_options *o)
 {
 	struct option longopts[NR_OPTIONS + 1];
+	const char *other = NULL;	/* an option besides --check */
 	unsigned int i;
 	int c;
 
@@ -311,6 +312,13 @@ int options_parse(int argc, char **argv, struct vmm_options *o)
 		}
 		if (apply(&options[c - OPT_VAL_BASE], optarg, o))
 			return -1;
+		if (!other && strcmp(options[c - OPT_VAL_BASE].name, "check"))
+			other = options[c - OPT_VAL_BASE].name;
+	}
+	if (o->action == VMM_CHECK && other) {
+		/* it checks /dev/kvm only: a setting given with it would seem checked */
+		pr_err("--check takes no other option (--%s): it runs no guest", other);
+		return -1;
 	}
 	if (o->action == VMM_CHECK && optind != argc) {
 		/* it runs no guest: an image named with it is a mistake, not ignored */

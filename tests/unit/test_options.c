@@ -85,6 +85,9 @@ void test_options(void)
 	/* --check runs no guest: a guest image or stray argument with it is refused */
 	CHECK_EQ(parse(&o, (const char *const[]){ "--check", "g.elf", NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ "extra", "--check", NULL }), -1);
+	/* nor another option: --check --mem 64 said "ok" about a setting it never used */
+	CHECK_EQ(parse(&o, (const char *const[]){ "--check", "--mem", "64", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--console", "/etc/passwd", "--check", NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ "--passes", "-1", "g.elf", NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ "--poison-gpa", "0x1000", "g.elf", NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ "--no-such-option", "g.elf", NULL }), -1);
