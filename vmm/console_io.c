@@ -14,37 +14,11 @@
 
 #include "log.h"
 #include "memmap.h"
+#include "path.h"
 
 static int same_file(const struct stat *a, const struct stat *b)
 {
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
-}
-
-/*
- * The directory path's last component is in: opened (following symlinks:
- * where it leads is what counts) as an O_PATH fd, which the file is then
- * opened relative to, so that the directory checked is the one written in.
- * Sets *base to the file's name in it.
- */
-static int open_parent(const char *path, const char **base)
-{
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	int fd;
-
-	if (!slash) {
-		*base = path;
-		return open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	}
-	*base = slash + 1;
-	if (slash - path >= (long)sizeof(dir)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(dir, path, slash - path);
-	dir[slash - path] = 0;
-	fd = open(slash == path ? "/" : dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	return fd;
 }
 
 /*
@@ -106,7 +80,7 @@ int console_open_output(const char *path)
 	struct stat st;
 	int dfd, fd;
 
-	dfd = open_parent(path, &base);
+	dfd = path_open_parent(path, &base);
 	if (dfd < 0) {
 		pr_errno("cannot open the console %s: its directory", path);
 		return -1;

@@ -18,6 +18,7 @@
 #include "linux_boot.h"
 #include "log.h"
 #include "memmap.h"
+#include "path.h"
 #include "report.h"
 #include "vm.h"
 
@@ -281,27 +282,6 @@ void guest_ram_unpublish(void)
 }
 
 /*
- * The directory path's last component is in, opened (O_PATH) to create
- * and later remove the file relative to it; *name is that component.
- */
-static int open_parent_dir(const char *path, const char **name)
-{
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-
-	*name = slash ? slash + 1 : path;
-	if (!slash)
-		return open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (slash - path >= (long)sizeof(dir)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(dir, path, slash - path);
-	dir[slash - path] = 0;
-	return open(slash == path ? "/" : dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-}
-
-/*
  * Create name (relative to dirfd, its directory, held open) for writing, never through a symlink and never opening a file that someone
  * else made: O_EXCL|O_NOFOLLOW, and mode exactly 0600 whatever the umask.
  * A --memmap file that exists is refused: it is not ours to replace. (In
@@ -409,7 +389,7 @@ int guest_ram_publish(const struct vm *vm, const char *path)
 	} else if (snprintf(where, sizeof(where), "%s", path) >= (int)sizeof(where)) {
 		errno = ENAMETOOLONG;
 	} else {
-		dirfd = open_parent_dir(path, &base);
+		dirfd = path_open_parent(path, &base);
 	}
 	if (dirfd < 0)
 		pr_errno("cannot publish the memslot table %s: its directory", path ? path : where);
