@@ -11,6 +11,11 @@
 # Env:   HWLAB_CACHE  cache root (default ${XDG_CACHE_HOME:-~/.cache}/hwpoison-lab)
 #        HWLAB_KERNEL_TARBALL  (default /usr/src/linux-source-6.1.tar.xz)
 #        HWLAB_KERNEL_DIR  series/config/patches (default kernel/; tests use others)
+#        HWLAB_KERNEL_FLAVOUR  a name for a variant (default: main); the cache
+#                   keeps the two newest kernels of each flavour
+#        HWLAB_KERNEL_EXTRA_CONFIG  further fragment files, merged after
+#                   kernel/config (the debug kernel's options, say)
+#        HWLAB_KERNEL_TARGETS  make targets (default: bzImage)
 #        JOBS  parallel make jobs (default: nproc)
 set -euo pipefail
 
@@ -22,6 +27,9 @@ jobs=${JOBS:-$(nproc)}
 kernel_dir=${HWLAB_KERNEL_DIR:-$here/kernel}
 series=$kernel_dir/series
 fragment=$kernel_dir/config
+flavour=${HWLAB_KERNEL_FLAVOUR:-main}
+read -r -a extra_configs <<<"${HWLAB_KERNEL_EXTRA_CONFIG:-}"
+read -r -a targets <<<"${HWLAB_KERNEL_TARGETS:-bzImage}"
 patch_dir=$kernel_dir/patches
 start=$(date +%s)
 
@@ -31,6 +39,10 @@ step() { printf '[kernel %4ds] %s\n' $(( $(date +%s) - start )) "$*"; }
 [ -f "$tarball" ] || die "no kernel source at $tarball (install it with 'make deps', i.e. apt-get install linux-source-6.1)"
 [ -f "$fragment" ] || die "missing config fragment $fragment"
 [ -f "$series" ] || die "missing patch list $series"
+case $flavour in *[!a-z0-9-]* | '') die "HWLAB_KERNEL_FLAVOUR must be [a-z0-9-]+, not '$flavour'" ;; esac
+for f in "${extra_configs[@]}"; do
+	[ -f "$f" ] || die "missing config fragment $f (HWLAB_KERNEL_EXTRA_CONFIG)"
+done
 
 # Patches named in the series, in order; blank lines and '#' comments skipped.
 patches=()
@@ -46,9 +58,15 @@ src_version=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || stat
 key=$( {
 	echo "source $src_version"
 	cat "$0" "$fragment" "$series"
+	for f in "${extra_configs[@]}"; do cat "$f"; done
+	echo "targets ${targets[*]}"
 	for p in "${patches[@]}"; do cat "$p"; done
 } | sha256sum | cut -c1-16)
-kdir=$cache/kernel-$key
+if [ "$flavour" = main ]; then
+	kdir=$cache/kernel-$key
+else
+	kdir=$cache/kernel-$flavour-$key
+fi
 tree=$kdir/src
 
 publish() {
@@ -59,13 +77,21 @@ publish() {
 	echo "$tree" >"$out_dir/kernel.tree"
 }
 
+mkdir -p "$cache"
+# Two builds of one key (two worktrees, make test beside make compare) would
+# remove each other's tree: the second waits, then finds the first's kernel.
+exec 9>"$kdir.lock"
+if ! flock -n 9; then
+	step "another build of kernel $key is running; waiting for it"
+	flock 9
+fi
+
 if [ -f "$kdir/bzImage" ]; then
 	step "up to date: kernel $key (series+config unchanged), cached in $kdir"
 	publish
 	exit 0
 fi
 
-mkdir -p "$cache"
 log=$kdir/build.log
 rm -rf "$kdir"
 mkdir -p "$kdir"
@@ -101,7 +127,7 @@ step "3/5 configuring: tinyconfig + kernel/config"
 (
 	cd "$tree"
 	make -s ARCH=x86_64 tinyconfig
-	scripts/kconfig/merge_config.sh -m .config "$fragment"
+	scripts/kconfig/merge_config.sh -m .config "$fragment" "${extra_configs[@]}"
 	make -s ARCH=x86_64 olddefconfig
 ) >>"$log" 2>&1 || die "kernel configuration failed (see $log)"
 
@@ -112,13 +138,14 @@ while read -r want; do
 	opt=${want%%=*}
 	got=$(grep -E "^$opt=" "$tree/.config" || true)
 	[ "$got" = "$want" ] || missing+=("$want (got: ${got:-not set})")
-done < <(grep -E '^CONFIG_[A-Z0-9_]+=' "$fragment")
+done < <(cat "$fragment" "${extra_configs[@]}" | grep -E '^CONFIG_[A-Z0-9_]+=' |
+	awk -F= '{ last[$1] = $0; order[NR] = $1 } END { for (i = 1; i <= NR; i++) if (!seen[order[i]]++) print last[order[i]] }')
 if [ ${#missing[@]} -gt 0 ]; then
 	printf '  missing: %s\n' "${missing[@]}" >&2
 	die "${#missing[@]} required kernel option(s) not set after olddefconfig"
 fi
 
-step "4/5 compiling bzImage with $jobs job(s) (cold: about 8 minutes on 2 cores; with ccache warm, about 2 minutes)"
+step "4/5 compiling ${targets[*]} with $jobs job(s) (cold: about 8 minutes on 2 cores; with ccache warm, about 2 minutes)"
 ccache_cc=()
 if command -v ccache >/dev/null 2>&1; then
 	export CCACHE_DIR=$cache/ccache CCACHE_BASEDIR=$tree CCACHE_NOHASHDIR=1
@@ -126,7 +153,7 @@ if command -v ccache >/dev/null 2>&1; then
 fi
 (
 	cd "$tree"
-	make ARCH=x86_64 -j"$jobs" "${ccache_cc[@]}" bzImage >>"$log" 2>&1
+	make ARCH=x86_64 -j"$jobs" "${ccache_cc[@]}" "${targets[@]}" >>"$log" 2>&1
 ) &
 make_pid=$!
 ticks=0
@@ -142,7 +169,12 @@ wait "$make_pid" || { tail -n 30 "$log" >&2; die "kernel compile failed (see $lo
 step "5/5 done"
 cp "$tree/arch/x86/boot/bzImage" "$kdir/bzImage"
 cp "$tree/.config" "$kdir/config"
-# Keep the two newest kernels; each unpacked tree is over a gigabyte.
-ls -dt "$cache"/kernel-* 2>/dev/null | tail -n +3 | xargs -r rm -rf
+# Keep the two newest kernels of this flavour; each unpacked tree is over a
+# gigabyte. (The main flavour's directories are kernel-KEY, 16 hex digits.)
+if [ "$flavour" = main ]; then
+	ls -dt "$cache"/kernel-???????????????? 2>/dev/null
+else
+	ls -dt "$cache/kernel-$flavour"-???????????????? 2>/dev/null
+fi | tail -n +3 | while read -r old; do rm -rf "$old" "$old.lock"; done
 publish
 step "kernel $key ready: $out_dir/bzImage"
