@@ -32,6 +32,8 @@ read -r -a extra_configs <<<"${HWLAB_KERNEL_EXTRA_CONFIG:-}"
 read -r -a targets <<<"${HWLAB_KERNEL_TARGETS:-bzImage}"
 patch_dir=$kernel_dir/patches
 start=$(date +%s)
+# the base commit's date (see step 2/5); kernel/format-series.sh uses the same
+HWLAB_BASE_DATE="2000-01-01T00:00:00+0000"
 
 die() { echo "build-kernel: error: $*" >&2; exit 1; }
 step() { printf '[kernel %4ds] %s\n' $(( $(date +%s) - start )) "$*"; }
@@ -104,19 +106,24 @@ mv "$kdir"/linux-source-6.1 "$tree"
 # A throwaway git repository makes
 # 'git am' apply the series with each patch's own author and changelog, so
 # the tree can be reviewed with git log. (add -f: the tarball's .gitignore has /*.)
+# A fixed committer and fixed dates make every commit id a function of the
+# source and the patches alone: the base commit is the same on every machine,
+# so the cover letter can name it (base-commit:, kernel/format-series.sh),
+# and each patch's "From <sha>" line is the commit git am makes of it here
+# (tests/check-patches.sh holds them to that).
+git_id=(-c user.name=hwpoison-lab -c user.email=hwpoison-lab@localhost)
 step "2/5 applying ${#patches[@]} patch(es) from kernel/series"
 (
 	cd "$tree"
 	git init -q
-	git -c user.name=hwpoison-lab -c user.email=hwpoison-lab@localhost \
-		add -A -f >>"$log" 2>&1
-	git -c user.name=hwpoison-lab -c user.email=hwpoison-lab@localhost \
-		commit -q -m "linux-source-6.1 $src_version" >>"$log" 2>&1
+	git "${git_id[@]}" add -A -f >>"$log" 2>&1
+	GIT_AUTHOR_DATE="$HWLAB_BASE_DATE" GIT_COMMITTER_DATE="$HWLAB_BASE_DATE" \
+		git "${git_id[@]}" commit -q -m "linux-source-6.1 $src_version" >>"$log" 2>&1
 ) || die "could not create the git repository in $tree (see $log)"
 for p in "${patches[@]}"; do
 	step "      git am $(basename "$p")"
-	if ! (cd "$tree" && git -c user.name=hwpoison-lab -c user.email=hwpoison-lab@localhost \
-		am -q --3way "$p") >>"$log" 2>&1; then
+	if ! (cd "$tree" && git "${git_id[@]}" am -q --3way --committer-date-is-author-date "$p") \
+		>>"$log" 2>&1; then
 		(cd "$tree" && git am --abort) >/dev/null 2>&1 || true
 		tail -n 20 "$log" >&2
 		die "patch $(basename "$p") does not apply to linux-source-6.1 $src_version"

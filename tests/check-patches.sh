@@ -33,7 +33,24 @@ while read -r p; do
 	else
 		fail "changelog-$name" "changelog too short ($body lines)"
 	fi
-	if out=$(cd "$tree" && "$checkpatch" --strict --no-tree -q "$f" 2>&1) && [ -z "$out" ]; then
+	# A backport says so ("commit <id> upstream.", as the stable trees do),
+	# keeps its author, and notes what changed (a "[ ... ]" line naming 6.1);
+	# our own patches say what they extend of the 2009 HWPOISON series and
+	# carry their version history below the "---".
+	upstream=$(grep -m1 -oE '^commit [0-9a-f]{40} upstream\.$' "$f")
+	if [ -n "$upstream" ]; then
+		check "backport-$name" "${upstream% upstream.}: a Signed-off-by besides the author's, and a backport note" \
+			sh -c "[ \$(grep -c '^Signed-off-by: ' '$f') -ge 2 ] && grep -q '^\[.*6\.1' '$f'"
+	else
+		check "seed-link-$name" "names the 2009 HWPOISON mechanism it extends" grep -q '2009' "$f"
+		check "history-$name" "version history (vN:) below the ---" \
+			sh -c "awk '/^---\$/ { s = 1; next } s && /^diff --git/ { exit } s' '$f' | grep -qE '^v[0-9]+:'"
+	fi
+	# a backport's "commit <id> upstream." names a commit of upstream's
+	# history, which the build tree (a source package) does not have
+	ignore=()
+	[ -n "$upstream" ] && ignore=(--ignore GIT_COMMIT_ID)
+	if out=$(cd "$tree" && "$checkpatch" --strict --no-tree -q "${ignore[@]}" "$f" 2>&1) && [ -z "$out" ]; then
 		pass "checkpatch-$name" "checkpatch.pl --strict clean"
 	else
 		fail "checkpatch-$name" "checkpatch.pl --strict: $(echo "$out" | sed -n '1,3p' | tr '\n' ' ')"
@@ -59,6 +76,15 @@ else
 	done < <(grep -v '^[[:space:]]*\(#\|$\)' "$here/kernel/series")
 	check cover-letter-shortlog "the shortlog names every patch${missing:+ (missing:$missing)}" \
 		test -z "$missing"
+	# --base: the base commit build.sh makes (fixed identity and dates), and
+	# each patch's "From <sha>" is the commit build.sh's git am made of it
+	base=$(git -C "$tree" rev-list --max-parents=0 HEAD 2>/dev/null)
+	check cover-letter-base "base-commit: is the build tree's base ($base)" \
+		grep -qx "base-commit: $base" "$cover"
+	want=$(git -C "$tree" rev-list --reverse "$base..HEAD" 2>/dev/null | tr '\n' ' ')
+	got=$(while read -r p; do sed -n '1s/^From \([0-9a-f]\{40\}\) .*/\1/p' "$here/kernel/patches/$p"; done \
+		< <(grep -v '^[[:space:]]*\(#\|$\)' "$here/kernel/series") | tr '\n' ' ')
+	check patch-ids "each patch's From sha is the commit build.sh made of it" test "$want" = "$got"
 	blurb=$(awk '/^Subject:/ { s = 1; next } s && /\([0-9]+\):$/ { exit } s' "$cover" | grep -c '[a-z]')
 	check cover-letter-blurb "$blurb lines on what the series is for and how it was tested" \
 		test "$blurb" -ge 10
