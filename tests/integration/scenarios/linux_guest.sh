@@ -6,9 +6,13 @@
 # gpa_pfn GPA : the pfn as the inner kernel prints it ("0x19d6")
 gpa_pfn() { printf '%#x' $(($1 >> 12)); }
 
-# kernel patch 0004: KVM itself reports the MCA recovery bits; hwlab-vmm
-# adds them for an AMD guest either way (as QEMU does), so ask KVM directly
-expect cpuid-0004 0 '"supported_cpuid_8000_0007_ebx":"0x3"' hwlab-vmm --check
+# kernel patch 0007: KVM itself reports SUCCOR (bit 1) on an AMD host
+# whatever the host CPU, and OVERFLOW_RECOV (bit 0) only as the host (here
+# the outer vCPU) has it; hwlab-vmm adds both for an AMD guest either way (as
+# QEMU does), so ask KVM directly
+ras_want=0x2
+grep -qw overflow_recov /proc/cpuinfo && ras_want=0x3
+expect cpuid-succor-overflow-recov 0 "\"supported_cpuid_8000_0007_ebx\":\"$ras_want\"" hwlab-vmm --check
 
 # --- 1. late kill: the vCPU consumes the poison (AR) ----------------------
 echo 0 >/proc/sys/vm/memory_failure_early_kill

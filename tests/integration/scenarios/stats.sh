@@ -1,4 +1,4 @@
-# Kernel patch 0003: the per-node counts of /sys/devices/system/node/nodeN/
+# Kernel patches 0003-0006 (0003-0005 the upstream backport, 0006 the table): the per-node counts of /sys/devices/system/node/nodeN/
 # memory_failure/ (the upstream design) and the by-page-type table of debugfs
 # hwpoison/stats. Both are read-only since-boot records: every check takes
 # the difference across the events it causes.
