@@ -46,6 +46,12 @@ while read -r p; do
 		check "history-$name" "version history (vN:) below the ---" \
 			sh -c "awk '/^---\$/ { s = 1; next } s && /^diff --git/ { exit } s' '$f' | grep -qE '^v[0-9]+:'"
 	fi
+	# KVM's hwpoison lsb is x86's business: the generic API and the other
+	# architectures stay as they are (v2 changed __gfn_to_pfn_memslot())
+	case $p in *KVM-x86-mmu-Report-the-hugetlb-page-size*)
+		outside=$(sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p' "$f" | grep -v '^arch/x86/kvm/' | tr '\n' ' ')
+		check "x86-only-$name" "touches only arch/x86/kvm/${outside:+ (also: $outside)}" test -z "$outside" ;;
+	esac
 	# a backport's "commit <id> upstream." names a commit of upstream's
 	# history, which the build tree (a source package) does not have
 	ignore=()
