@@ -44,7 +44,7 @@ while read -r p; do
 	else
 		check "seed-link-$name" "names the 2009 HWPOISON mechanism it extends" grep -q '2009' "$f"
 		check "history-$name" "version history (vN:) below the ---" \
-			sh -c "awk '/^---\$/ { s = 1; next } s && /^diff --git/ { exit } s' '$f' | grep -qE '^v[0-9]+:'"
+			sh -c "awk '/^---\$/ { s = 1; next } s && /^diff --git/ { exit } s' '$f' | grep -qE '^ *v[0-9]+:'"
 	fi
 	# KVM's hwpoison lsb is x86's business: the generic API and the other
 	# architectures stay as they are (v2 changed __gfn_to_pfn_memslot())
@@ -55,7 +55,7 @@ while read -r p; do
 	# a backport's "commit <id> upstream." names a commit of upstream's
 	# history, which the build tree (a source package) does not have
 	ignore=()
-	[ -n "$upstream" ] && ignore=(--ignore GIT_COMMIT_ID)
+	[ -n "$upstream" ] && ignore=(--ignore UNKNOWN_COMMIT_ID)
 	if out=$(cd "$tree" && "$checkpatch" --strict --no-tree -q "${ignore[@]}" "$f" 2>&1) && [ -z "$out" ]; then
 		pass "checkpatch-$name" "checkpatch.pl --strict clean"
 	else
