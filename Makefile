@@ -97,7 +97,7 @@ $(BUILD)/thread_stop: tests/integration/thread_stop.c | $(BUILD)
 # Puts a page into each state memory_failure() handles and poisons it (in
 # the outer VM only: the page_states scenario).
 $(BUILD)/page_states: tests/integration/page_states.c | $(BUILD)
-	$(CC) $(CFLAGS) -static -o $@ $<
+	$(CC) $(CFLAGS) -static -pthread -o $@ $<
 
 # The Linux guest's workload and initramfs (guest-linux/): hwlab-vmm boots
 # them with the project's own bzImage inside the outer VM.
