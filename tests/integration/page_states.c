@@ -988,10 +988,12 @@ int main(int argc, char **argv)
 		int st;
 		char b = (!strcmp(mode, "childearly")) ? 'n' : 't';
 
-		if (!strcmp(mode, "childearly")) {
-			/* it dies of the AO, or is still waiting: then tell it not to touch */
-			usleep(200000);
-		}
+		/*
+		 * childearly: kill_procs() queued the AO to the child before
+		 * madvise() returned, and a fatal signal (SIGBUS, default
+		 * action) ends the child before it runs user code again; so
+		 * 'n' reaches it only if no AO was sent, and no wait is needed
+		 */
 		if (write(go[1], &b, 1) != 1 && errno != EPIPE)
 			die("write pipe");
 		waitpid(kid, &st, 0);
