@@ -114,6 +114,9 @@ run_checks file_map "$here/tests/host/file_map.sh"
 echo "== kernel patches"
 run_checks check-patches "$here/tests/check-patches.sh"
 
+echo "== hwpoison-inject as a module (kernel flavour module, CONFIG_HWPOISON_INJECT=m; cached, cold about 15 min)"
+run_checks kernel_module "$here/tests/host/kernel_module.sh"
+
 for s in "${scenarios[@]}"; do
 	read -r _ _ table_limit < <(scenario_row "$s")
 	limit=${HWLAB_BOOT_TIMEOUT:-$table_limit}
