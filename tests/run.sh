@@ -114,7 +114,7 @@ run_checks file_map "$here/tests/host/file_map.sh"
 echo "== kernel patches"
 run_checks check-patches "$here/tests/check-patches.sh"
 
-echo "== hwpoison-inject as a module (kernel flavour module, CONFIG_HWPOISON_INJECT=m; cached, cold about 15 min)"
+echo "== hwpoison-inject as a module (kernel flavour module, CONFIG_HWPOISON_INJECT=m; cached; cold about 10 min)"
 run_checks kernel_module "$here/tests/host/kernel_module.sh"
 
 for s in "${scenarios[@]}"; do
