@@ -19,6 +19,12 @@
 # a Linux guest's console, which scenarios echo as "  con: " lines (the
 # inner kernel's, judged by the scenario), and the harness's own HWLAB-
 # lines.
+#
+# On a lockdep kernel (its boot banner "Lock dependency validator"), also
+# one check that lock checking was still on when the scenario ended
+# (outer-qemu/init's HWLAB-LOCKDEP line, debug_locks=1): lockdep turns
+# itself off after its first splat or at one of its limits, and checks
+# nothing after that.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/tests/lib/check.sh"
@@ -81,13 +87,22 @@ splats=$(awk -v quote="$QUOTE" -v patterns="$(printf '%s\n' "${SPLAT_PATTERNS[@]
 
 if [ -z "$splats" ]; then
 	pass "$name-no-kernel-splat" "no lockdep, might_sleep, VM_BUG_ON, BUG:, WARNING: or KASAN report on the outer kernel's console"
-	finish
+else
+	i=0
+	while IFS=$'\t' read -r n text; do
+		i=$((i + 1))
+		times=
+		[ "$n" -gt 1 ] && times=" (seen $n times)"
+		fail "$name-kernel-splat-$i" "$text$times"
+	done <<<"$splats"
 fi
-i=0
-while IFS=$'\t' read -r n text; do
-	i=$((i + 1))
-	times=
-	[ "$n" -gt 1 ] && times=" (seen $n times)"
-	fail "$name-kernel-splat-$i" "$text$times"
-done <<<"$splats"
+
+if grep -aqF 'Lock dependency validator' "$log"; then
+	stats=$(sed -n 's/^HWLAB-LOCKDEP //p' "$log" | tail -n 1)
+	case " $stats " in
+	"  ") fail "$name-lockdep-on" "a lockdep kernel, but no HWLAB-LOCKDEP line: the scenario did not end normally" ;;
+	*" debug_locks=1 "*) pass "$name-lockdep-on" "lock checking still on at the end: $stats" ;;
+	*) fail "$name-lockdep-on" "lockdep turned itself off (after a splat, or at a limit) and checked nothing after: $stats" ;;
+	esac
+fi
 finish

@@ -4,7 +4,8 @@
 # echoed as a "  con: " line, a check named after a warning); a log with
 # one of each kind of splat fails one check per splat, each quoting the
 # splat's first line; a splat repeated (other pid, other time) and the
-# lines inside one (VM_BUG_ON_PAGE then "kernel BUG at") count once.
+# lines inside one (VM_BUG_ON_PAGE then "kernel BUG at") count once. On a
+# lockdep kernel, lockdep must still be on at the end (HWLAB-LOCKDEP).
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/tests/lib/check.sh"
@@ -14,6 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 cat >"$tmp/clean.log" <<'EOF'
 [    0.000000] Linux version 6.1.0 (root@host) #1 SMP PREEMPT_DYNAMIC
+[    0.245895] Lock dependency validator: Copyright (c) 2006 Red Hat, Inc., Ingo Molnar
 [    0.512345] kasan: KernelAddressSanitizer initialized (generic)
 [    1.234567] Run /init as init process
 HWLAB-BEGIN scenario=sample kernel=6.1.0
@@ -21,10 +23,14 @@ HWLAB-BEGIN scenario=sample kernel=6.1.0
   con: [    3.000001] WARNING: CPU: 0 PID: 1 at mm/inner.c:1 f+0x1/0x2
 HWLAB-CHECK PASS warning-words: the tool said WARNING: nothing
 [    4.000000] Memory failure: 0x1234: recovery action for dirty LRU page: Recovered
+HWLAB-LOCKDEP debug_locks=1 lock_classes=1234 dependencies=9876 chains=555
 HWLAB-EXIT rc=0
 EOF
+# the same boot, ended before init could report lockdep's state
+grep -v '^HWLAB-LOCKDEP\|^HWLAB-EXIT' "$tmp/clean.log" >"$tmp/cut.log"
 
 cat >"$tmp/splats.log" <<'EOF'
+[    0.245895] Lock dependency validator: Copyright (c) 2006 Red Hat, Inc., Ingo Molnar
 [    1.234567] Run /init as init process
 HWLAB-BEGIN scenario=sample kernel=6.1.0
 [    5.000000] ======================================================
@@ -60,22 +66,32 @@ HWLAB-BEGIN scenario=sample kernel=6.1.0
 [   11.000000] ------------[ cut here ]------------
 [   11.000001] WARNING: CPU: 0 PID: 120 at mm/memory-failure.c:1200 hwpoison_inject+0x40/0x80
 [   11.000002] Modules linked in:
+HWLAB-LOCKDEP debug_locks=0 lock_classes=1234 dependencies=9876 chains=555
 HWLAB-EXIT rc=0
 EOF
 
 out=$("$scan" "$tmp/clean.log" sample)
 rc=$?
 printf '%s\n' "$out" | sed 's/^/  | /'
-check clean-passes "a clean log (with decoys): exit 0, one PASS, no FAIL" \
+check clean-passes "a clean log (with decoys): exit 0, no splat, lockdep on, no FAIL" \
 	test "$rc" -eq 0 -a "$(grep -c '^HWLAB-CHECK PASS sample-no-kernel-splat: ' <<<"$out")" -eq 1 \
+	-a "$(grep -c '^HWLAB-CHECK PASS sample-lockdep-on: lock checking still on at the end: debug_locks=1 ' <<<"$out")" -eq 1 \
 	-a "$(grep -c '^HWLAB-CHECK FAIL ' <<<"$out")" -eq 0
+
+out=$("$scan" "$tmp/cut.log" sample)
+rc=$?
+printf '%s\n' "$out" | sed 's/^/  | /'
+check cut-fails "a lockdep boot cut short: lockdep-on fails (exit $rc)" \
+	test "$rc" -eq 1 -a "$(grep -c '^HWLAB-CHECK FAIL sample-lockdep-on: a lockdep kernel, but no HWLAB-LOCKDEP line' <<<"$out")" -eq 1
 
 out=$("$scan" "$tmp/splats.log" sample)
 rc=$?
 printf '%s\n' "$out" | sed 's/^/  | /'
-check splats-fail "six splats: exit 6, six FAILs, no PASS (got exit $rc)" \
-	test "$rc" -eq 6 -a "$(grep -c '^HWLAB-CHECK FAIL ' <<<"$out")" -eq 6 \
+check splats-fail "six splats and lockdep off: exit 7, seven FAILs, no PASS (got exit $rc)" \
+	test "$rc" -eq 7 -a "$(grep -c '^HWLAB-CHECK FAIL ' <<<"$out")" -eq 7 \
 	-a "$(grep -c '^HWLAB-CHECK PASS ' <<<"$out")" -eq 0
+check lockdep-off "debug_locks=0 at the end fails" \
+	grep -q '^HWLAB-CHECK FAIL sample-lockdep-on: lockdep turned itself off' <<<"$out"
 # quotes N TEXT: splat N's check quotes TEXT (its first line, the next ones)
 quotes() {
 	[[ $(sed -n "s/^HWLAB-CHECK FAIL sample-kernel-splat-$1: //p" <<<"$out") == *"$2"* ]]
