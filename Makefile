@@ -127,7 +127,7 @@ $(BUILD)/bzImage:
 	kernel/build.sh $(BUILD)
 
 # The debug kernel: the same series and kernel/config plus kernel/config-debug
-# (DEBUG_VM, PROVE_LOCKING, DEBUG_ATOMIC_SLEEP), cached as its own flavour;
+# (DEBUG_VM, PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, KASAN), cached as its own flavour;
 # published in $(BUILD)/debug.
 debug-kernel:
 	HWLAB_KERNEL_FLAVOUR=debug HWLAB_KERNEL_EXTRA_CONFIG=$(CURDIR)/kernel/config-debug \
