@@ -210,7 +210,9 @@ test-loaded: all kernel initramfs
 # might_sleep, VM_BUG_ON, BUG:, WARNING: or KASAN report on the outer
 # kernel's console (tests/host/kernel_splats.sh). The Linux guest's kernel
 # in the image stays $(BUILD)/bzImage; these scenarios do not boot it.
-DEBUG_SCENARIOS := page_states corrupt_va stats unpoison hugepages external_poison
+# seed_paths holds the page states page_states leaves out (KSM, unevictable,
+# soft offline, filters, ...): the same kernel paths, so it runs here too.
+DEBUG_SCENARIOS := page_states seed_paths corrupt_va stats unpoison hugepages external_poison
 DEBUG_TIME_FACTOR ?= 4
 test-debug-kernel: all kernel initramfs debug-kernel
 	HWLAB_KERNEL=$(abspath $(BUILD))/debug/bzImage HWLAB_TIME_FACTOR=$(DEBUG_TIME_FACTOR) \

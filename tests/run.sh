@@ -130,6 +130,9 @@ if [ "${HWLAB_HOST_CHECKS:-1}" = 1 ]; then
 
 	echo "== kernel patches"
 	run_checks check-patches "$here/tests/check-patches.sh"
+
+	echo "== hwpoison-inject as a module (kernel flavour module, CONFIG_HWPOISON_INJECT=m; cached; cold about 10 min)"
+	run_checks kernel_module "$here/tests/host/kernel_module.sh"
 fi
 
 # The splat scanner (make test-debug-kernel's) on sample logs, and before
@@ -143,9 +146,6 @@ if [ -n "${HWLAB_KERNEL:-}" ]; then
 	echo "== outer kernel: $HWLAB_KERNEL (key $(cat "$(dirname "$HWLAB_KERNEL")/kernel.key" 2>/dev/null ||
 		echo unknown)), bounds x$factor"
 fi
-
-echo "== hwpoison-inject as a module (kernel flavour module, CONFIG_HWPOISON_INJECT=m; cached; cold about 10 min)"
-run_checks kernel_module "$here/tests/host/kernel_module.sh"
 
 for s in "${scenarios[@]}"; do
 	read -r _ _ table_limit < <(scenario_row "$s")
