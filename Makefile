@@ -9,6 +9,7 @@
 #   make compare  the same Linux guest and poison in QEMU and in hwlab-vmm: one table
 #   make asan   unit tests and VMM runs under ASan+UBSan (build/asan); part of make test
 #   make fuzz   libFuzzer on the ELF loader and the ucall decoder, FUZZ_SECONDS each
+#   make test-debug-kernel  the kernel-facing scenarios on a lockdep/DEBUG_VM kernel
 CC      ?= gcc
 BUILD   := build
 CFLAGS  := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iinclude -Ivmm
@@ -125,6 +126,13 @@ kernel:
 $(BUILD)/bzImage:
 	kernel/build.sh $(BUILD)
 
+# The debug kernel: the same series and kernel/config plus kernel/config-debug
+# (DEBUG_VM, PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, KASAN), cached as its own flavour;
+# published in $(BUILD)/debug.
+debug-kernel:
+	HWLAB_KERNEL_FLAVOUR=debug HWLAB_KERNEL_EXTRA_CONFIG=$(CURDIR)/kernel/config-debug \
+		kernel/build.sh $(BUILD)/debug
+
 # asan-build is a sub-make, always asked: it rebuilds nothing when nothing changed.
 # The Linux guest is the project's own kernel: the outer initramfs carries
 # bzImage and the guest's initramfs as /hwlab/data/.
@@ -196,6 +204,21 @@ test: all asan-build kernel initramfs
 test-loaded: all kernel initramfs
 	HWLAB_CPU_HOG=$$(nproc) tests/run.sh
 
+# The kernel-facing scenarios booted on the debug kernel (not part of make
+# test): the outer VM's bounds DEBUG_TIME_FACTOR times longer, logs in
+# $(BUILD)/logs/debug, and after each scenario one check per lockdep,
+# might_sleep, VM_BUG_ON, BUG:, WARNING: or KASAN report on the outer
+# kernel's console (tests/host/kernel_splats.sh). The Linux guest's kernel
+# in the image stays $(BUILD)/bzImage; these scenarios do not boot it.
+# seed_paths holds the page states page_states leaves out (KSM, unevictable,
+# soft offline, filters, ...): the same kernel paths, so it runs here too.
+DEBUG_SCENARIOS := page_states seed_paths corrupt_va stats unpoison hugepages external_poison
+DEBUG_TIME_FACTOR ?= 4
+test-debug-kernel: all kernel initramfs debug-kernel
+	HWLAB_KERNEL=$(abspath $(BUILD))/debug/bzImage HWLAB_TIME_FACTOR=$(DEBUG_TIME_FACTOR) \
+		HWLAB_LOGS=$(abspath $(BUILD))/logs/debug HWLAB_HOST_CHECKS=0 HWLAB_SPLAT_CHECK=1 \
+		tests/run.sh $(DEBUG_SCENARIOS)
+
 # The soak scenario with N events (make test runs it with 100): one outer-VM
 # boot; prints the checks and the latency summary (median/p99/max and the
 # slowest event's breakdown), and fails like a scenario does.
@@ -236,4 +259,4 @@ deps:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: compare linux-latency all kernel initramfs unit asan-build asan fuzz-build fuzz test test-loaded soak demo deps clean
+.PHONY: compare linux-latency all kernel debug-kernel test-debug-kernel initramfs unit asan-build asan fuzz-build fuzz test test-loaded soak demo deps clean

@@ -15,7 +15,10 @@
 # Env:   HWLAB_APPEND (more outer kernel arguments), HWLAB_TCG_OPTS (more
 #        -accel tcg options, ",thread=single" say: outer-qemu/freeze-rate.sh),
 #        HWLAB_SILENCE, HWLAB_NMI_WAIT (watch_silence), HWLAB_HIGHRES=on
-#        (the outer kernel's one-shot tick, which host QEMU can lose: below).
+#        (the outer kernel's one-shot tick, which host QEMU can lose: below),
+#        HWLAB_KERNEL (the outer kernel, default build/bzImage; the debug
+#        kernel's is build/debug/bzImage), HWLAB_TIME_FACTOR (a whole number:
+#        a slower kernel's bounds, default 1; below).
 set -uo pipefail
 scenario=$1 log=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,7 +38,17 @@ compare) initrd=${HWLAB_INITRD:-$here/build/initramfs-compare.cpio.gz} ;;
 *) initrd=${HWLAB_INITRD:-$here/build/initramfs.cpio.gz} ;;
 esac
 [ -f "$initrd" ] || die "no initramfs at $initrd (run 'make initramfs')"
-limit=${3:-${table_limit:-300}}
+# A debug kernel (make test-debug-kernel: lockdep, DEBUG_VM) does everything
+# more slowly: HWLAB_TIME_FACTOR multiplies the default boot timeout and the
+# silence before an NMI here, and every bound a scenario waits with in the
+# VM (hwlab.time_factor=, read by outer-qemu/init; tests/integration/
+# scenarios/_lib.sh's bound). Bounds only: each wait still ends on its state.
+factor=${HWLAB_TIME_FACTOR:-1}
+case $factor in '' | *[!0-9]* | 0*) die "HWLAB_TIME_FACTOR must be a whole number from 1, not '$factor'" ;; esac
+limit=${3:-$(( ${table_limit:-300} * factor ))}
+silence=${HWLAB_SILENCE:-$((180 * factor))}
+factor_arg=
+[ "$factor" -eq 1 ] || factor_arg="hwlab.time_factor=$factor"
 
 # TCG's TSC runs at the host's rate, but calibrating it against the emulated
 # PIT fails now and then on a loaded host; the kernel then falls back to
@@ -68,15 +81,16 @@ mkdir -p "$(dirname "$log")"
 # the outer VM with CPU 0 halted in native_safe_halt, IF and GIF set, its APIC
 # timer's vector pending in IRR and no tick ever again. An NMI from the
 # monitor then seems unanswered too: the NMI handler's printk is deferred to
-# an irq_work that only the next tick would run. After HWLAB_SILENCE (180)
-# seconds without a console byte, record what its CPUs and local APICs hold
-# in LOG.hang and send an NMI. A live kernel answers an NMI on its console
+# an irq_work that only the next tick would run. After HWLAB_SILENCE (180
+# times HWLAB_TIME_FACTOR) seconds without a console byte, record what its
+# CPUs and local APICs hold in LOG.hang and send an NMI. A live kernel answers an NMI on its console
 # ("NMI received for unknown reason"), so a VM still silent HWLAB_NMI_WAIT
 # (60) seconds later is frozen: stop it and exit 126, so that the runner can
 # tell a frozen emulator from a failure.
 monitor=$log.monitor
-# the kernel's System.map, beside the tree it was built in (kernel/build.sh)
-symbols=$(cat "$here/build/kernel.tree" 2>/dev/null)/System.map
+# the kernel's System.map, beside the tree it was built in (kernel/build.sh
+# writes kernel.tree next to the bzImage it publishes)
+symbols=$(cat "$(dirname "$kernel")/kernel.tree" 2>/dev/null)/System.map
 rm -f "$monitor" "$log.hang" "$log.frozen"
 # What host QEMU's own threads are doing, to tell a vCPU thread asleep
 # waiting for work it was never told of (a lost wakeup, or GIF clear) from
@@ -128,15 +142,15 @@ watch_silence() {
 			pkill -KILL -f -- "-monitor unix:$monitor," 2>/dev/null
 			return
 		fi
-		[ $nudged -eq 0 ] && [ $quiet -ge "${HWLAB_SILENCE:-180}" ] || continue
+		[ $nudged -eq 0 ] && [ $quiet -ge "$silence" ] || continue
 		nudged=1 quiet=0
 		{
-			echo "=== $(date -u +%FT%TZ): no console output for ${HWLAB_SILENCE:-180}s"
+			echo "=== $(date -u +%FT%TZ): no console output for ${silence}s"
 			python3 "$here/outer-qemu/monitor.py" --symbols "$symbols" "$monitor" \
 				"info registers -a" "info lapic 0" "info lapic 1" 'x/256gx $esp' "nmi"
 			host_qemu_threads
 		} >>"$log.hang" 2>&1
-		echo "boot: warning: scenario '$scenario': the VM was silent for ${HWLAB_SILENCE:-180}s;" \
+		echo "boot: warning: scenario '$scenario': the VM was silent for ${silence}s;" \
 			"CPU and APIC state in $log.hang, NMI sent" >&2
 	done
 }
@@ -146,7 +160,7 @@ timeout --foreground -k 5 "$limit" "$qemu" -accel "tcg${HWLAB_TCG_OPTS:-}" -cpu 
 	-name hwlab-outer,debug-threads=on -nographic -no-reboot -nodefaults -serial stdio \
 	-monitor "unix:$monitor,server=on,wait=off" \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic $clock_args hwlab.scenario=$scenario ${HWLAB_APPEND:-}" \
+	-append "console=ttyS0 panic=-1 oops=panic $clock_args hwlab.scenario=$scenario $factor_arg ${HWLAB_APPEND:-}" \
 	</dev/null >"$log" 2>&1
 qrc=$?
 kill "$watcher" 2>/dev/null

@@ -11,14 +11,29 @@
 #        HWLAB_CPU_HOG       run N busy loops beside the whole suite (make
 #                            test-loaded: one per core), so that a test that
 #                            waits for time instead of for state shows up
+#        HWLAB_KERNEL        the outer kernel (outer-qemu/boot.sh; default
+#                            build/bzImage)
+#        HWLAB_TIME_FACTOR   a slower kernel's factor on every bound: the
+#                            table's boot timeouts and the waits in the VM
+#                            (outer-qemu/boot.sh; default 1)
+#        HWLAB_LOGS          where the logs go (default build/logs)
+#        HWLAB_HOST_CHECKS=0 the scenarios alone: no unit tests or host-side
+#                            checks
+#        HWLAB_SPLAT_CHECK=1 after each scenario, one check per lockdep,
+#                            might_sleep, VM_BUG_ON, BUG:, WARNING: or KASAN
+#                            report of the outer kernel in its log
+#                            (tests/host/kernel_splats.sh)
+# make test-debug-kernel sets the last five for the debug kernel.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/tests/lib/scenario_table.sh"
-logs=$here/build/logs
+logs=${HWLAB_LOGS:-$here/build/logs}
+factor=${HWLAB_TIME_FACTOR:-1}
 passed=0 failed=0 skipped=0 retried=
 mkdir -p "$logs"
 
 die() { echo "run.sh: error: $*" >&2; exit 2; }
+case $factor in *[!0-9]* | 0*) die "HWLAB_TIME_FACTOR must be a whole number from 1, not '$factor'" ;; esac
 
 # The table and the scripts must agree before anything runs: a scenario
 # missing from the table would silently never run, a row without a script
@@ -52,17 +67,6 @@ if [ "${HWLAB_CPU_HOG:-0}" -gt 0 ]; then
 	echo "== $HWLAB_CPU_HOG CPU hog(s) running beside the tests (pids ${hog_pids[*]})"
 fi
 
-echo "== host unit tests"
-unit_out=$("$here/build/unit-tests")
-unit_rc=$?
-echo "$unit_out"
-read -r up uf < <(echo "$unit_out" | sed -n 's/^unit: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
-if [ -z "${up:-}" ]; then
-	echo "FAIL unit-tests: exit $unit_rc without a summary"
-	up=0 uf=1
-fi
-passed=$((passed + up)) failed=$((failed + uf))
-
 # tally_checks FILE: show the HWLAB-CHECK lines (tests/lib/check.sh's or
 # madvise_sigbus's) in FILE without the prefix, set p, f and k to how many
 # passed, failed and were skipped, and add them to the totals. grep -a: a
@@ -84,43 +88,69 @@ run_checks() {
 	tally_checks "$log"
 }
 
-# The VMM on this host: bad input, and runs on the host's own /dev/kvm where
-# there is one that works (a counted SKIP without).
-echo "== VMM on the host (bad input; runs on the host's /dev/kvm)"
-run_checks vmm_runs "$here/tests/host/vmm_runs.sh"
+# HWLAB_HOST_CHECKS=0 (make test-debug-kernel): the scenarios alone
+if [ "${HWLAB_HOST_CHECKS:-1}" = 1 ]; then
+	echo "== host unit tests"
+	unit_out=$("$here/build/unit-tests")
+	unit_rc=$?
+	echo "$unit_out"
+	read -r up uf < <(echo "$unit_out" | sed -n 's/^unit: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+	if [ -z "${up:-}" ]; then
+		echo "FAIL unit-tests: exit $unit_rc without a summary"
+		up=0 uf=1
+	fi
+	passed=$((passed + up)) failed=$((failed + uf))
 
-# The same runs and the unit tests under ASan+UBSan (make asan-build).
-echo "== ASan+UBSan build (build/asan)"
-run_checks asan "$here/tests/host/asan.sh"
+	# The VMM on this host: bad input, and runs on the host's own /dev/kvm where
+	# there is one that works (a counted SKIP without).
+	echo "== VMM on the host (bad input; runs on the host's /dev/kvm)"
+	run_checks vmm_runs "$here/tests/host/vmm_runs.sh"
 
-echo "== bad environments (host side)"
-run_checks bad_environment "$here/tests/host/bad_environment.sh"
+	# The same runs and the unit tests under ASan+UBSan (make asan-build).
+	echo "== ASan+UBSan build (build/asan)"
+	run_checks asan "$here/tests/host/asan.sh"
 
-echo "== hwpoison-guest's refusals, against a fake debugfs (host side)"
-run_checks tool_safety "$here/tests/host/tool_safety.sh"
+	echo "== bad environments (host side)"
+	run_checks bad_environment "$here/tests/host/bad_environment.sh"
 
-echo "== hwpoison-guest --qmp against the distro's QEMU (TCG, host side, fake debugfs)"
-run_checks qmp_tool "$here/tests/host/qmp_tool.sh"
+	echo "== hwpoison-guest's refusals, against a fake debugfs (host side)"
+	run_checks tool_safety "$here/tests/host/tool_safety.sh"
 
-echo "== hwpoison-guest --watch/--domain through libvirt's embedded driver (TCG, host side, fake debugfs)"
-run_checks libvirt_tool "$here/tests/host/libvirt_tool.sh"
+	echo "== hwpoison-guest --qmp against the distro's QEMU (TCG, host side, fake debugfs)"
+	run_checks qmp_tool "$here/tests/host/qmp_tool.sh"
 
-echo "== no early-stopping pipe reader under pipefail (scripts)"
-run_checks pipefail_lint "$here/tests/host/pipefail_lint.sh"
+	echo "== hwpoison-guest --watch/--domain through libvirt's embedded driver (TCG, host side, fake debugfs)"
+	run_checks libvirt_tool "$here/tests/host/libvirt_tool.sh"
 
-echo "== docs/design.md's file map"
-run_checks file_map "$here/tests/host/file_map.sh"
+	echo "== no early-stopping pipe reader under pipefail (scripts)"
+	run_checks pipefail_lint "$here/tests/host/pipefail_lint.sh"
 
-echo "== kernel patches"
-run_checks check-patches "$here/tests/check-patches.sh"
+	echo "== docs/design.md's file map"
+	run_checks file_map "$here/tests/host/file_map.sh"
 
-echo "== hwpoison-inject as a module (kernel flavour module, CONFIG_HWPOISON_INJECT=m; cached; cold about 10 min)"
-run_checks kernel_module "$here/tests/host/kernel_module.sh"
+	echo "== kernel patches"
+	run_checks check-patches "$here/tests/check-patches.sh"
+
+	echo "== hwpoison-inject as a module (kernel flavour module, CONFIG_HWPOISON_INJECT=m; cached; cold about 10 min)"
+	run_checks kernel_module "$here/tests/host/kernel_module.sh"
+fi
+
+# The splat scanner (make test-debug-kernel's) on sample logs, and before
+# it scans the scenarios' logs: a scan that could not fail would pass them all.
+splat_check=${HWLAB_SPLAT_CHECK:-0}
+if [ "${HWLAB_HOST_CHECKS:-1}" = 1 ] || [ "$splat_check" = 1 ]; then
+	echo "== the kernel splat scanner, on sample console logs (host side)"
+	run_checks kernel_splats_selftest "$here/tests/host/kernel_splats_selftest.sh"
+fi
+if [ -n "${HWLAB_KERNEL:-}" ]; then
+	echo "== outer kernel: $HWLAB_KERNEL (key $(cat "$(dirname "$HWLAB_KERNEL")/kernel.key" 2>/dev/null ||
+		echo unknown)), bounds x$factor"
+fi
 
 for s in "${scenarios[@]}"; do
 	read -r _ _ table_limit < <(scenario_row "$s")
-	limit=${HWLAB_BOOT_TIMEOUT:-$table_limit}
-	echo "== scenario $s (outer VM, TCG, up to ${limit}s; log: build/logs/$s.log)"
+	limit=${HWLAB_BOOT_TIMEOUT:-$((table_limit * factor))}
+	echo "== scenario $s (outer VM, TCG, up to ${limit}s; log: ${logs#"$here"/}/$s.log)"
 	t0=$(date +%s)
 	"$here/outer-qemu/boot.sh" "$s" "$logs/$s.log" "$limit"
 	rc=$?
@@ -152,6 +182,9 @@ for s in "${scenarios[@]}"; do
 		failed=$((failed + 1))
 	fi
 	echo "-- $s: $p passed, $f failed, $k skipped, exit $rc, $(( $(date +%s) - t0 ))s"
+	if [ "$splat_check" = 1 ]; then
+		run_checks "$s.splats" "$here/tests/host/kernel_splats.sh" "$logs/$s.log" "$s"
+	fi
 done
 
 # the demo's two-level story, from this run's linux_guest log (not an old one)

@@ -101,6 +101,19 @@ static void die(const char *what)
 	exit(2);
 }
 
+/*
+ * The outer kernel's time factor (outer-qemu/init exports
+ * HWLAB_TIME_FACTOR, more than 1 on the debug kernel): a bound on a wait is
+ * that many times longer.
+ */
+static int time_factor(void)
+{
+	const char *s = getenv("HWLAB_TIME_FACTOR");
+	int f = s ? atoi(s) : 1;
+
+	return f > 0 ? f : 1;
+}
+
 /* append to extra[], space-separated */
 static void add_extra(const char *fmt, ...)
 {
@@ -620,7 +633,7 @@ static int ksm_case(const char *c, const char *mode)
 	if (read(filled[0], &b, 1) != 1)
 		die("read filled");
 	/* until ksmd has merged the page: one pfn in both, KPF_KSM (bounded) */
-	for (polls = 0; polls < 6000; polls++) {
+	for (polls = 0; polls < 6000 * time_factor(); polls++) {
 		pfn = pfn_of(p + POISON_OFF);
 		kpfn = pfn_in(kid, p + POISON_OFF);
 		if (pfn && pfn == kpfn && kbit(pfn, KPF_KSM)) {

@@ -6,6 +6,19 @@
 
 GUEST=/hwlab/data/guest.elf
 
+# The outer kernel's time factor (outer-qemu/init: hwlab.time_factor=, 1
+# unless a debug kernel runs, make test-debug-kernel): every bound below and
+# in the scenarios is that many times longer. Bounds, not delays: each wait
+# still ends as soon as its state is there.
+case ${HWLAB_TIME_FACTOR:=1} in
+'' | *[!0-9]* | 0*)
+	echo "HWLAB-ERROR hwlab.time_factor must be a whole number from 1, not '$HWLAB_TIME_FACTOR'"
+	exit 2
+	;;
+esac
+# bound N : N (seconds, or polls) times the time factor
+bound() { echo $(($1 * HWLAB_TIME_FACTOR)); }
+
 # matching FILE FRAGMENT... : the report lines holding every fragment
 matching() {
 	out=$(cat "$1")
@@ -28,9 +41,9 @@ expect_count() {
 }
 # (VMM, when set, is the binary: the asan scenario runs the ASan build)
 # timed_vmm ARGS... : the VMM, killed if it outlives VMM_TIMEOUT (default
-# 120 s) so that a hung VMM fails its check instead of hanging the boot;
-# for expect, e.g. "expect NAME 1 'message' timed_vmm bad.elf"
-timed_vmm() { timeout -s KILL "${VMM_TIMEOUT:-120}" "${VMM:-hwlab-vmm}" "$@"; }
+# 120 s) times the time factor, so that a hung VMM fails its check instead
+# of hanging the boot; for expect, e.g. "expect NAME 1 'message' timed_vmm bad.elf"
+timed_vmm() { timeout -s KILL "$(bound "${VMM_TIMEOUT:-120}")" "${VMM:-hwlab-vmm}" "$@"; }
 # run_vmm LOG ARGS... : run the VMM, keep its report in LOG, echo it to the console
 run_vmm() {
 	log=$1
@@ -56,7 +69,7 @@ hardware_corrupted_kb() { sed -n 's/^HardwareCorrupted: *\([0-9]*\) kB/\1/p' /pr
 start_vmm() {
 	log=$1
 	shift
-	timeout -s KILL "${VMM_TIMEOUT:-120}" "${VMM:-hwlab-vmm}" "$@" >"$log" 2>"$log.err" &
+	timeout -s KILL "$(bound "${VMM_TIMEOUT:-120}")" "${VMM:-hwlab-vmm}" "$@" >"$log" 2>"$log.err" &
 	vmm_pid=$!
 	n=0
 	# bounded by the VMM's own timeout: a dead VMM ends the wait at once
@@ -76,12 +89,13 @@ stop_vmm() {
 	sed 's/^/  vmm(stderr): /' "$1.err"
 }
 # wait_for LOG FRAGMENT... : until a report line holds every fragment; at most
-# 120 s (a bound for a lost event, not a delay: it returns on the line)
+# 120 s times the time factor (a bound for a lost event, not a delay: it
+# returns on the line)
 wait_for() {
 	f=$1
 	shift
 	n=0
-	while ! json_line "$f" "$@" >/dev/null && [ $n -lt 1200 ]; do
+	while ! json_line "$f" "$@" >/dev/null && [ $n -lt $((1200 * HWLAB_TIME_FACTOR)) ]; do
 		sleep 0.1
 		n=$((n + 1))
 	done
@@ -97,13 +111,14 @@ linux_append() {
 	echo "console=ttyS0 loglevel=4 panic=-1 printk.devkmsg=on tsc=reliable${mhz:+ tsc_early_khz=$((mhz * 1000))} $*"
 }
 # wait_console CONSOLE PATTERN [N] : until N (default 1) console lines match
-# the grep pattern; bounded by the VMM's life and 300 s, not a delay (a
-# two-vCPU Linux guest took 97 s and 157 s to boot beside a CPU hog on each
-# host core, where an idle machine takes 9 s: nested, under TCG)
+# the grep pattern; bounded by the VMM's life and 300 s times the time
+# factor, not a delay (a two-vCPU Linux guest took 97 s and 157 s to boot
+# beside a CPU hog on each host core, where an idle machine takes 9 s:
+# nested, under TCG)
 wait_console() {
 	wc_con=$1 wc_pat=$2 wc_want=${3:-1} wc_n=0
 	while [ "$(grep -c -- "$wc_pat" "$wc_con")" -lt "$wc_want" ] &&
-		kill -0 "$vmm_pid" 2>/dev/null && [ $wc_n -lt 3000 ]; do
+		kill -0 "$vmm_pid" 2>/dev/null && [ $wc_n -lt $((3000 * HWLAB_TIME_FACTOR)) ]; do
 		sleep 0.1
 		wc_n=$((wc_n + 1))
 	done
@@ -115,7 +130,7 @@ start_linux() {
 	sl_log=$1 sl_con=$2 sl_app=$3
 	shift 3
 	: >"$sl_con"
-	timeout -s KILL "${VMM_TIMEOUT:-420}" "${VMM:-hwlab-vmm}" --kernel "$LINUX_KERNEL" \
+	timeout -s KILL "$(bound "${VMM_TIMEOUT:-420}")" "${VMM:-hwlab-vmm}" --kernel "$LINUX_KERNEL" \
 		--initrd "$LINUX_INITRD" --console "$sl_con" --console-stamp \
 		--append "$(linux_append "$sl_app")" "$@" >"$sl_log" 2>"$sl_log.err" &
 	vmm_pid=$!
@@ -137,12 +152,12 @@ recovered_in() {
 	echo $ri_n
 }
 # wait_recovered CONSOLE BASE_PFN : until all 512 are, the guest panics or the
-# VMM ends; bounded at 240 s (each page is a memory_failure() and a console
-# line under nested TCG)
+# VMM ends; bounded at 240 s times the time factor (each page is a
+# memory_failure() and a console line under nested TCG)
 wait_recovered() {
 	wr_n=0
 	while [ "$(recovered_in "$1" "$2")" -lt 512 ] && ! grep -q 'Kernel panic' "$1" &&
-		kill -0 "$vmm_pid" 2>/dev/null && [ $wr_n -lt 480 ]; do
+		kill -0 "$vmm_pid" 2>/dev/null && [ $wr_n -lt $((480 * HWLAB_TIME_FACTOR)) ]; do
 		sleep 0.5
 		wr_n=$((wr_n + 1))
 	done

@@ -47,7 +47,8 @@ lower() { echo "$1" | tr 'A-Z' 'a-z'; }
 #   @dmesg=TEXT  a kernel line that must be there too; %pfn in TEXT is
 #                "Memory failure: PFN", %PFN the pfn alone (repeatable)
 #   @cgroup=DIR  run the helper in that cgroup (v2)
-#   @timeout=N   kill the helper after N s (default 60; a bound, not a wait)
+#   @timeout=N   kill the helper after N s (default 60) times the time
+#                factor (a bound, not a wait)
 pcase() {
 	name=$1 pc=$2 pm=$3 type=$4 result=$5 sig=$6
 	shift 6
@@ -67,9 +68,9 @@ pcase() {
 	hc0=$(hardware_corrupted_kb) t0=$(nodesum total) tt0=$(table_total)
 	[ "$want_n" -eq 0 ] || r0=$(nodesum "$(lower "$result")") s0=$(typecount "$type" "$result")
 	if [ -n "$cgroup" ]; then
-		out=$(timeout -s KILL "$limit" sh -c "echo \$\$ >$cgroup/cgroup.procs && exec page_states $pc $pm" 2>&1)
+		out=$(timeout -s KILL "$(bound "$limit")" sh -c "echo \$\$ >$cgroup/cgroup.procs && exec page_states $pc $pm" 2>&1)
 	else
-		out=$(timeout -s KILL "$limit" page_states "$pc" "$pm" 2>&1)
+		out=$(timeout -s KILL "$(bound "$limit")" page_states "$pc" "$pm" 2>&1)
 	fi
 	echo "  $out"
 	line=$(printf '%s\n' "$out" | grep '^PAGESTATE ')

@@ -54,7 +54,7 @@ boot2_pass() {
 	     END { exit !f }' reset.log
 }
 n=0
-while ! boot2_pass && kill -0 "$vmm_pid" 2>/dev/null && [ $n -lt 1200 ]; do
+while ! boot2_pass && kill -0 "$vmm_pid" 2>/dev/null && [ $n -lt $((1200 * HWLAB_TIME_FACTOR)) ]; do
 	sleep 0.1
 	n=$((n + 1))
 done
@@ -64,7 +64,7 @@ done
 fake=$(mktemp -d)
 mkdir "$fake/hwpoison"
 : >"$fake/hwpoison/corrupt-pfn"
-expect remapped-accepted 0 '"gpa":"0x500000"' hwpoison-guest --debugfs "$fake" --wait-present 60 \
+expect remapped-accepted 0 '"gpa":"0x500000"' hwpoison-guest --debugfs "$fake" --wait-present "$(bound 60)" \
 	$vmm_pid 0x500000
 expect remapped-boot-area-accepted 0 '"gpa":"0x7000"' hwpoison-guest --debugfs "$fake" $vmm_pid 0x7000
 rm -rf "$fake"
