@@ -118,7 +118,7 @@ echo "== hwpoison-inject as a module (kernel flavour module, CONFIG_HWPOISON_INJ
 run_checks kernel_module "$here/tests/host/kernel_module.sh"
 
 for s in "${scenarios[@]}"; do
-	read -r _ _ table_limit < <(scenario_row "$s")
+	read -r _ _ _ _ table_limit < <(scenario_row "$s")
 	limit=${HWLAB_BOOT_TIMEOUT:-$table_limit}
 	echo "== scenario $s (outer VM, TCG, up to ${limit}s; log: build/logs/$s.log)"
 	t0=$(date +%s)
