@@ -3,10 +3,12 @@
 #
 # The host has no hardware nesting, so the outer VM is emulated (-accel tcg)
 # with an SVM-capable CPU (-cpu max): kvm_amd runs inside it on emulated SVM.
-# The CPU model, the image and the default timeout are the scenario's row in
-# tests/integration/scenarios.table (no_kvm boots without SVM to see the
-# VMM's error). A name the table does not list still boots, with -cpu max,
-# so that the VM's /init reports it as unknown.
+# The CPU model, the image, the RAM, more kernel arguments and the default
+# timeout are the scenario's row in tests/integration/scenarios.table
+# (no_kvm boots without SVM to see the VMM's error; hugepages_1g with the RAM
+# for 1 GiB hugetlb pages and hugepagesz=1G hugepages=3 to reserve them at
+# boot). A name the table does not list still boots, with -cpu max and
+# -m 1G, so that the VM's /init reports it as unknown.
 #
 # Usage: outer-qemu/boot.sh SCENARIO LOGFILE [TIMEOUT_SECONDS]
 # Exit:  the scenario's exit status; 124 on a hung VM, 125 on a kernel panic
@@ -30,8 +32,10 @@ die() { echo "boot: error: $*" >&2; exit 2; }
 command -v "$qemu" >/dev/null || die "$qemu not found (make deps installs qemu-system-x86)"
 [ -f "$kernel" ] || die "no kernel at $kernel (run 'make kernel')"
 scenario_rows >/dev/null || die "malformed $scenario_table (see above)"
-read -r cpu image table_limit < <(scenario_row "$scenario")
-cpu=${cpu:-max}
+read -r cpu image mem append table_limit < <(scenario_row "$scenario")
+cpu=${cpu:-max} mem=${mem:-1G}
+# the row's arguments, joined by commas there
+[ "${append:--}" = - ] && append= || append=${append//,/ }
 # the comparison's image also carries the distro's QEMU (outer-qemu/mkinitramfs.sh)
 case ${image:-base} in
 compare) initrd=${HWLAB_INITRD:-$here/build/initramfs-compare.cpio.gz} ;;
@@ -156,11 +160,11 @@ watch_silence() {
 }
 watch_silence &
 watcher=$!
-timeout --foreground -k 5 "$limit" "$qemu" -accel "tcg${HWLAB_TCG_OPTS:-}" -cpu "$cpu" -smp 2 -m 1G \
+timeout --foreground -k 5 "$limit" "$qemu" -accel "tcg${HWLAB_TCG_OPTS:-}" -cpu "$cpu" -smp 2 -m "$mem" \
 	-name hwlab-outer,debug-threads=on -nographic -no-reboot -nodefaults -serial stdio \
 	-monitor "unix:$monitor,server=on,wait=off" \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic $clock_args hwlab.scenario=$scenario $factor_arg ${HWLAB_APPEND:-}" \
+	-append "console=ttyS0 panic=-1 oops=panic $clock_args hwlab.scenario=$scenario${append:+ $append} $factor_arg ${HWLAB_APPEND:-}" \
 	</dev/null >"$log" 2>&1
 qrc=$?
 kill "$watcher" 2>/dev/null

@@ -148,7 +148,7 @@ if [ -n "${HWLAB_KERNEL:-}" ]; then
 fi
 
 for s in "${scenarios[@]}"; do
-	read -r _ _ table_limit < <(scenario_row "$s")
+	read -r _ _ _ _ table_limit < <(scenario_row "$s")
 	limit=${HWLAB_BOOT_TIMEOUT:-$((table_limit * factor))}
 	echo "== scenario $s (outer VM, TCG, up to ${limit}s; log: ${logs#"$here"/}/$s.log)"
 	t0=$(date +%s)

@@ -23,9 +23,13 @@
 #include "vm.h"
 
 #define SZ_2M (2ULL << 20)
-#define HUGETLB_FREE "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"
+#define HUGETLB_DIR_2M "/sys/kernel/mm/hugepages/hugepages-2048kB"
+#define HUGETLB_DIR_1G "/sys/kernel/mm/hugepages/hugepages-1048576kB"
 #ifndef MAP_HUGE_2MB
 #define MAP_HUGE_2MB (21 << 26)
+#endif
+#ifndef MAP_HUGE_1GB
+#define MAP_HUGE_1GB (30 << 26)
 #endif
 #ifndef PR_SET_VMA
 #define PR_SET_VMA		0x53564d41
@@ -54,7 +58,7 @@ static int mark_guest_ram(void *p, uint64_t size, enum memslot_backing backing)
 		pr_errno("madvise(MADV_DONTDUMP) on guest RAM");
 		return -1;
 	}
-	if (backing == BACKING_HUGETLB)
+	if (memslot_backing_is_hugetlb(backing))
 		return 0;
 	if (prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, (unsigned long)p, (unsigned long)size,
 		  (unsigned long)HWLAB_GUEST_RAM_NAME))
@@ -92,6 +96,8 @@ static void *map_guest_ram(uint64_t size, enum memslot_backing backing, void *at
 	 */
 	if (backing == BACKING_HUGETLB)
 		return map_marked(at, size, flags | MAP_HUGETLB | MAP_HUGE_2MB, backing);
+	if (backing == BACKING_HUGETLB_1G)
+		return map_marked(at, size, flags | MAP_HUGETLB | MAP_HUGE_1GB, backing);
 	flags |= MAP_NORESERVE;
 	if (backing == BACKING_ANON || at)
 		return map_marked(at, size, flags, backing);
@@ -113,23 +119,49 @@ static void *map_guest_ram(uint64_t size, enum memslot_backing backing, void *at
 	return aligned;
 }
 
-/* Why hugetlb guest RAM could not be mapped, with the numbers and the fix. */
-static void hugetlb_shortage(uint64_t mem_size)
+/* The first line of a sysfs file into buf ("" if it cannot be read). */
+static void read_line(const char *path, char *buf, size_t len)
 {
-	char buf[32] = "";
-	int e = errno, fd = open(HUGETLB_FREE, O_RDONLY | O_CLOEXEC);
-	unsigned long long need = mem_size / SZ_2M;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, len - 1);
 
-	if (fd >= 0) {
-		if (read(fd, buf, sizeof(buf) - 1) < 0)
-			buf[0] = 0;
+	if (fd >= 0)
 		close(fd);
-	}
+	buf[n > 0 ? n : 0] = 0;
 	buf[strcspn(buf, "\n")] = 0;
-	pr_err("cannot map %llu MiB of hugetlb guest RAM: %s: it needs %llu free 2 MiB pages, "
-	       "%s has %s (reserve them: echo %llu > /proc/sys/vm/nr_hugepages)",
-	       (unsigned long long)(mem_size >> 20), strerror(e), need, HUGETLB_FREE,
-	       buf[0] ? buf : "none", need);
+}
+
+/*
+ * Why bytes of hugetlb guest RAM (backing b) could not be mapped, with the
+ * numbers and the fix: the pages are reserved at mmap, so a short pool
+ * fails there (ENOMEM), and a kernel without that page size (1 GiB pages
+ * need the CPU's pdpe1gb) refuses the size itself (EINVAL).
+ */
+static void hugetlb_shortage(enum memslot_backing b, uint64_t bytes)
+{
+	int e = errno, gig = b == BACKING_HUGETLB_1G;
+	const char *dir = gig ? HUGETLB_DIR_1G : HUGETLB_DIR_2M, *unit = gig ? "1 GiB" : "2 MiB";
+	unsigned long long need = bytes / memslot_backing_page_size(b);
+	char path[96], buf[32], fix[160];
+
+	snprintf(path, sizeof(path), "%s/free_hugepages", dir);
+	if (access(dir, F_OK)) {
+		pr_err("cannot map %llu MiB of hugetlb guest RAM: %s: this kernel has no %s huge "
+		       "pages (no %s%s)", (unsigned long long)(bytes >> 20), strerror(e), unit, dir,
+		       gig ? ": the CPU needs pdpe1gb" : "");
+		errno = e;
+		return;
+	}
+	read_line(path, buf, sizeof(buf));
+	if (gig)
+		snprintf(fix, sizeof(fix), "echo %llu > %s/nr_hugepages, or boot with "
+			 "hugepagesz=1G hugepages=%llu", need, dir, need);
+	else
+		snprintf(fix, sizeof(fix), "echo %llu > /proc/sys/vm/nr_hugepages", need);
+	pr_err("cannot map %llu MiB of hugetlb guest RAM: %s: it needs %llu free %s page%s, "
+	       "%s has %s (reserve them: %s)", (unsigned long long)(bytes >> 20), strerror(e),
+	       need, unit, need == 1 ? "" : "s", path, buf[0] ? buf : "none", fix);
+	errno = e;
 }
 
 int guest_ram_create(struct vm *vm)
@@ -148,8 +180,8 @@ int guest_ram_create(struct vm *vm)
 		s->backing = opt->backing;
 		s->hva = map_guest_ram(slot_size, opt->backing, NULL);
 		if (s->hva == MAP_FAILED) {
-			if (opt->backing == BACKING_HUGETLB)
-				hugetlb_shortage(opt->mem_size);
+			if (memslot_backing_is_hugetlb(opt->backing))
+				hugetlb_shortage(opt->backing, opt->mem_size);
 			else
 				pr_err("cannot map %llu MiB of %s guest RAM: %s",
 				       (unsigned long long)(slot_size >> 20),
@@ -177,7 +209,8 @@ static int refresh_range(struct vm *vm, uint64_t gpa, uint64_t len)
 
 	for (i = 0; i < vm->mem.count; i++) {
 		const struct memslot *s = &vm->mem.slots[i];
-		uint64_t unit = s->backing == BACKING_HUGETLB ? SZ_2M : 4096;
+		int huge = memslot_backing_is_hugetlb(s->backing);
+		uint64_t unit = memslot_backing_page_size(s->backing);
 		uint64_t from = gpa > s->gpa ? gpa : s->gpa;
 		uint64_t to = end < s->gpa + s->size ? end : s->gpa + s->size;
 
@@ -185,10 +218,10 @@ static int refresh_range(struct vm *vm, uint64_t gpa, uint64_t len)
 			continue;
 		from &= ~(unit - 1);
 		to = (to + unit - 1) & ~(unit - 1);
-		if (map_guest_ram(to - from, s->backing == BACKING_HUGETLB ? BACKING_HUGETLB :
-				  BACKING_ANON, s->hva + (from - s->gpa)) == MAP_FAILED) {
-			if (s->backing == BACKING_HUGETLB)
-				hugetlb_shortage(to - from);
+		if (map_guest_ram(to - from, huge ? s->backing : BACKING_ANON,
+				  s->hva + (from - s->gpa)) == MAP_FAILED) {
+			if (huge)
+				hugetlb_shortage(s->backing, to - from);
 			else
 				pr_errno("remapping the boot area at GPA %#llx",
 					 (unsigned long long)from);
@@ -222,18 +255,24 @@ int guest_ram_remap_poisoned(struct vm *vm)
 	for (i = 0; i < poisoned.count; i++) {
 		uint64_t g = poisoned.gpas[i];
 		const struct memslot *s = memslot_find_gpa(&vm->mem, g);
-		uint64_t unit = 4096;
+		uint64_t unit;
+		int huge;
 
 		if (!s)
 			continue;
-		if (s->backing == BACKING_HUGETLB)
-			unit = SZ_2M;
+		huge = memslot_backing_is_hugetlb(s->backing);
+		unit = huge ? memslot_backing_page_size(s->backing) : 4096;
 		g &= ~(unit - 1);
-		/* the pages of one huge page follow each other: remap it once */
+		/*
+		 * the pages of one huge page follow each other (262144 of a 1 GiB
+		 * one): remap it once
+		 */
 		if (i && unit > 4096 && (poisoned.gpas[i - 1] & ~(unit - 1)) == g)
 			continue;
-		if (map_guest_ram(unit, s->backing == BACKING_HUGETLB ? BACKING_HUGETLB :
-				  BACKING_ANON, s->hva + (g - s->gpa)) == MAP_FAILED) {
+		if (map_guest_ram(unit, huge ? s->backing : BACKING_ANON,
+				  s->hva + (g - s->gpa)) == MAP_FAILED) {
+			if (huge)
+				hugetlb_shortage(s->backing, unit);
 			pr_errno("remapping poisoned GPA %#llx", (unsigned long long)g);
 			r = -1;
 			break;

@@ -96,10 +96,12 @@ static int all_notified(struct vm *vm, const struct gpa_extent *ext)
 
 /*
  * After an injection for one 4 KiB page of a larger lost extent: remember
- * the extent, so that its other pages are told too (mce_spread).
+ * the part of it around that page (mce_spread_window: at most 2 MiB), so
+ * that its other pages are told too (mce_spread).
  */
 static void spread_add(struct vm *vm, const struct pending_mce *p)
 {
+	struct gpa_extent w;
 	unsigned int i;
 	int known = 0;
 
@@ -110,35 +112,40 @@ static void spread_add(struct vm *vm, const struct pending_mce *p)
 	if (vm->kind != GUEST_KIND_LINUX || !(vm->mce_style & MCE_STYLE_PAGE_LSB) ||
 	    p->ext.len <= GUEST_PAGE_SIZE)
 		return;
+	w = mce_spread_window(&p->ext, p->mce.addr);
 	pthread_mutex_lock(&vm->poison.lock);
 	for (i = 0; i < MAX_SPREADS; i++)
-		known |= vm->poison.spread[i].end && vm->poison.spread[i].gpa == p->ext.gpa;
+		known |= vm->poison.spread[i].end && vm->poison.spread[i].gpa == w.gpa;
 	/*
 	 * Or told already, by an earlier spread: an AR for a page the guest has
 	 * not yet taken from its bank comes after the spread ended.
 	 */
 	if (!known)
-		known = all_notified(vm, &p->ext);
+		known = all_notified(vm, &w);
 	for (i = 0; i < MAX_SPREADS && !known; i++)
 		if (!vm->poison.spread[i].end) {
 			vm->poison.spread[i] = (struct mce_spread) {
-				.gpa = p->ext.gpa, .end = p->ext.gpa + p->ext.len,
-				.next = p->ext.gpa, .t_start = monotonic_ns(),
+				.gpa = w.gpa, .end = w.gpa + w.len,
+				.next = w.gpa, .t_start = monotonic_ns(),
 			};
 			__atomic_fetch_add(&vm->poison.spreads_active, 1, __ATOMIC_RELEASE);
 			report("poison_spread", "\"gpa\":\"%#llx\",\"pages\":%llu,"
+			       "\"extent_gpa\":\"%#llx\",\"extent_pages\":%llu,"
 			       "\"status\":\"telling\",\"reason\":\"the host lost the whole extent; "
-			       "the guest takes 4 KiB machine checks: one AO per page\"",
+			       "the guest takes 4 KiB machine checks: one AO per page%s\"",
+			       (unsigned long long)w.gpa, (unsigned long long)(w.len / GUEST_PAGE_SIZE),
 			       (unsigned long long)p->ext.gpa,
-			       (unsigned long long)(p->ext.len / GUEST_PAGE_SIZE));
+			       (unsigned long long)(p->ext.len / GUEST_PAGE_SIZE),
+			       w.len < p->ext.len ? ", for the 2 MiB around the page told; the rest "
+			       "as the guest touches it" : "");
 			break;
 		}
 	pthread_mutex_unlock(&vm->poison.lock);
 	if (!known && i == MAX_SPREADS)
 		report("poison_spread", "\"gpa\":\"%#llx\",\"pages\":%llu,\"status\":\"dropped\","
 		       "\"reason\":\"more than %d huge pages being told at once\"",
-		       (unsigned long long)p->ext.gpa,
-		       (unsigned long long)(p->ext.len / GUEST_PAGE_SIZE), MAX_SPREADS);
+		       (unsigned long long)w.gpa,
+		       (unsigned long long)(w.len / GUEST_PAGE_SIZE), MAX_SPREADS);
 }
 
 /*

@@ -26,11 +26,13 @@ struct vcpu;
  * machine checks (Linux): the VMM tells it every other 4 KiB page of the
  * extent, one action-optional error at a time, so that the guest isolates
  * them before it touches them (a touch from its kernel would be fatal).
+ * At most the 2 MiB around the page told (mce_spread_window): all of a
+ * 2 MiB page, 512 pages of a 1 GiB one.
  */
 #define MAX_SPREADS		8
 
 struct mce_spread {
-	uint64_t gpa, end;		/* the lost extent */
+	uint64_t gpa, end;		/* the part of the lost extent being told */
 	uint64_t next;			/* the next page to tell */
 	unsigned long told;
 	uint64_t t_start;

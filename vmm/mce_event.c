@@ -9,6 +9,11 @@
 #include "mce.h"
 #include "report.h"
 
+unsigned int mce_event_max_lsb(enum memslot_backing b)
+{
+	return b == BACKING_HUGETLB_1G ? POISON_LSB_MAX_1G : POISON_LSB_MAX;
+}
+
 int mce_event_prepare(const struct memslot_table *mem, int style, const struct sigbus_event *ev,
 		      struct pending_mce *p)
 {
@@ -16,8 +21,14 @@ int mce_event_prepare(const struct memslot_table *mem, int style, const struct s
 	void (*encode)(enum mce_kind, uint64_t, struct kvm_x86_mce *) =
 		(style & MCE_STYLE_AMD) ? mce_encode_amd : mce_encode;
 
+	struct gpa_extent page;
+	unsigned int max = POISON_LSB_MAX;
+
 	*p = (struct pending_mce) { .ev = *ev, .lsb = ev->lsb };
-	if (ev->lsb < POISON_LSB_MIN || ev->lsb > POISON_LSB_MAX) {
+	/* the slot first: how large an extent its pages can lose */
+	if (!memslot_translate(mem, ev->addr, 12, &page))
+		max = mce_event_max_lsb(page.slot->backing);
+	if (ev->lsb < POISON_LSB_MIN || ev->lsb > (int)max) {
 		p->lsb = 12;
 		p->lsb_out_of_range = 1;
 	}
@@ -40,6 +51,22 @@ int mce_event_prepare(const struct memslot_table *mem, int style, const struct s
 			p->mce.misc = (p->mce.misc & ~MCI_MISC_LSB_MASK) | p->lsb;
 	}
 	return 0;
+}
+
+struct gpa_extent mce_spread_window(const struct gpa_extent *ext, uint64_t told_gpa)
+{
+	struct gpa_extent w = *ext;
+	uint64_t lo = told_gpa & ~(MCE_SPREAD_MAX - 1), hi = lo + MCE_SPREAD_MAX;
+
+	if (told_gpa < ext->gpa || told_gpa - ext->gpa >= ext->len)
+		return w;	/* not in the extent: nothing to narrow it by */
+	if (lo > ext->gpa)
+		w.gpa = lo;
+	if (hi < ext->gpa + ext->len)
+		w.len = hi - w.gpa;
+	else
+		w.len = ext->gpa + ext->len - w.gpa;
+	return w;
 }
 
 void mce_event_report(int vcpu_id, const struct pending_mce *p, const char *action,

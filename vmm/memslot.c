@@ -93,8 +93,27 @@ const char *memslot_backing_name(enum memslot_backing b)
 		return "thp";
 	case BACKING_HUGETLB:
 		return "hugetlb";
+	case BACKING_HUGETLB_1G:
+		return "hugetlb-1g";
 	}
 	return "?";
+}
+
+int memslot_backing_is_hugetlb(enum memslot_backing b)
+{
+	return b == BACKING_HUGETLB || b == BACKING_HUGETLB_1G;
+}
+
+uint64_t memslot_backing_page_size(enum memslot_backing b)
+{
+	switch (b) {
+	case BACKING_HUGETLB:
+		return 2ULL << 20;
+	case BACKING_HUGETLB_1G:
+		return 1ULL << 30;
+	default:
+		return 4096;
+	}
 }
 
 int memslot_write(const struct memslot_table *t, uint64_t gpa, const void *src, uint64_t len)

@@ -12,6 +12,7 @@ enum memslot_backing {
 	BACKING_ANON,		/* private anonymous 4 KiB pages */
 	BACKING_THP,		/* anonymous, madvise(MADV_HUGEPAGE) */
 	BACKING_HUGETLB,	/* MAP_HUGETLB 2 MiB pages */
+	BACKING_HUGETLB_1G,	/* MAP_HUGETLB | MAP_HUGE_1GB: 1 GiB pages */
 };
 
 struct memslot {
@@ -66,5 +67,13 @@ enum memslot_copy memslot_copy_out(const struct memslot_table *t, uint64_t gpa, 
 				   size_t len);
 
 const char *memslot_backing_name(enum memslot_backing b);
+/* Whether b is hugetlb (2 MiB or 1 GiB pages): reserved at mmap, lost whole. */
+int memslot_backing_is_hugetlb(enum memslot_backing b);
+/*
+ * The unit in which b's memory is mapped and, when poisoned, lost and
+ * remapped: its hugetlb page size, else 4 KiB (a THP is split and loses one
+ * page).
+ */
+uint64_t memslot_backing_page_size(enum memslot_backing b);
 
 #endif

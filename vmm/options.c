@@ -42,7 +42,8 @@ struct option_desc {
 };
 
 static const struct choice backings[] = {
-	{ "anon", BACKING_ANON }, { "thp", BACKING_THP }, { "hugetlb", BACKING_HUGETLB }, { 0 },
+	{ "anon", BACKING_ANON }, { "thp", BACKING_THP }, { "hugetlb", BACKING_HUGETLB },
+	{ "hugetlb-1g", BACKING_HUGETLB_1G }, { 0 },
 };
 static const struct choice mce_kill_policies[] = {
 	{ "early", PR_MCE_KILL_EARLY }, { "late", PR_MCE_KILL_LATE }, { "sysctl", -1 }, { 0 },
@@ -136,7 +137,9 @@ static const struct option_desc options[] = {
 		     "CLOCK_MONOTONIC time (the clock of the report lines)", console_stamp),
 	OPT_CALL_ROW("mem", "MIB", "guest RAM (default 16, Linux 128; at least 8)", set_mem),
 	OPT_UINT_ROW("slots", "N", "split RAM into N memslots (default 1)", nr_slots, MAX_MEMSLOTS),
-	OPT_CHOICE_ROW("backing", "KIND", "anon | thp | hugetlb (default anon)", backing, backings),
+	OPT_CHOICE_ROW("backing", "KIND", "anon | thp | hugetlb (2 MiB pages) | hugetlb-1g\n"
+		       "(1 GiB pages: --mem a multiple of 1024 per slot)\n(default anon)",
+		       backing, backings),
 	OPT_UINT_ROW("vcpus", "N", "vCPU threads (default 1, at most " STR(GUEST_MAX_VCPUS) ")",
 		     nr_vcpus, GUEST_MAX_VCPUS),
 	OPT_UINT_ROW("passes", "N", "guest workload passes (default 3; 0: until SIGTERM)", passes,
@@ -266,6 +269,12 @@ static int validate(const struct vmm_options *o)
 	    o->mem_size % (o->nr_slots * (2ULL << 20))) {
 		pr_err("--mem must be 8..3072 MiB and a multiple of 2 MiB per slot (%u slots)",
 		       o->nr_slots);
+		return -1;
+	}
+	if (o->backing == BACKING_HUGETLB_1G && o->mem_size % (o->nr_slots * (1ULL << 30))) {
+		pr_err("--backing hugetlb-1g maps guest RAM in whole 1 GiB pages: --mem must be a "
+		       "multiple of 1024 MiB per slot (%u slots), not %llu MiB", o->nr_slots,
+		       (unsigned long long)(o->mem_size >> 20));
 		return -1;
 	}
 	if (o->nr_vcpus < 1) {

@@ -52,6 +52,9 @@ expect "${pfx}image-too-big" 1 "guest image $tmp/huge.elf is 68157440 bytes, mor
 	timed 10 "$tmp/huge.elf"
 expect "${pfx}bad-option" 2 "bad value 'floppy'" timed 10 --backing floppy "$guest"
 expect "${pfx}bad-gpa" 2 'outside the guest' timed 10 --poison-gpa 0x40000000 "$guest"
+# 1 GiB hugetlb pages are mapped whole: 16 MiB (the default) cannot be
+expect "${pfx}hugetlb-1g-mem" 2 'must be a multiple of 1024 MiB per slot (1 slots), not 16 MiB' \
+	timed 10 --backing hugetlb-1g "$guest"
 
 # --- runs on the host's /dev/kvm
 if ! "$vmm" --check >"$logs/${pfx}host-vmm-check.log" 2>&1; then
@@ -64,6 +67,20 @@ if timed 300 --vcpus 2 --passes 3 "$guest" >"$logs/${pfx}host-vmm.log" &&
 	pass "${pfx}host-vmm" "2 vCPUs ran 3 passes of the guest to completion on the host's KVM"
 else
 	fail "${pfx}host-vmm" "see build/logs/${pfx}host-vmm.log: $(tail_of "$logs/${pfx}host-vmm.log")"
+fi
+
+# 1 GiB hugetlb RAM without a free 1 GiB page on this host: the VMM says
+# what it needs and how to reserve it, and exits 1. A host with free 1 GiB
+# pages is not made to lend one (the outer VM's hugepages_1g runs on them).
+gig=/sys/kernel/mm/hugepages/hugepages-1048576kB
+if [ ! -d "$gig" ]; then
+	expect "${pfx}hugetlb-1g-none" 1 'this kernel has no 1 GiB huge pages' \
+		timed 20 --backing hugetlb-1g --mem 1024 "$guest"
+elif [ "$(cat "$gig/free_hugepages")" -eq 0 ]; then
+	expect "${pfx}hugetlb-1g-none" 1 "it needs 1 free 1 GiB page, $gig/free_hugepages has 0 (reserve them: echo 1 > $gig/nr_hugepages, or boot with hugepagesz=1G hugepages=1)" \
+		timed 20 --backing hugetlb-1g --mem 1024 "$guest"
+else
+	skip "${pfx}hugetlb-1g-none" "this host has $(cat "$gig/free_hugepages") free 1 GiB page(s): not taking one"
 fi
 
 echo 'not an elf file at all' >"$tmp/bad.elf"

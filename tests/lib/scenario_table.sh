@@ -5,7 +5,7 @@
 scenario_table=$here/tests/integration/scenarios.table
 scenario_dir=$here/tests/integration/scenarios
 
-# scenario_rows: "NAME CPU IMAGE TIMEOUT" for every row, in table order; a
+# scenario_rows: "NAME CPU IMAGE MEM APPEND TIMEOUT" for every row, in table order; a
 # malformed row or a duplicate name is reported on stderr (FILE:LINE:) and
 # makes it fail, after printing the rows that were well formed.
 scenario_rows() {
@@ -16,22 +16,27 @@ scenario_rows() {
 			printf "%s:%d: %s: %s\n", FILENAME, FNR, why, $0 >"/dev/stderr"
 			failed = 1
 		}
-		NF < 5 { bad("want NAME CPU IMAGE TIMEOUT DESCRIPTION"); next }
+		NF < 7 { bad("want NAME CPU IMAGE MEM APPEND TIMEOUT DESCRIPTION"); next }
 		$1 !~ /^[A-Za-z0-9_-]+$/ { bad("the name must be a script name without .sh"); next }
 		$3 !~ /^(base|compare)$/ { bad("the image must be base or compare"); next }
-		$4 !~ /^[1-9][0-9]*$/ { bad("the timeout must be a number of seconds"); next }
+		$4 !~ /^[1-9][0-9]*[MG]$/ { bad("the memory must be a number and M or G (qemu -m)"); next }
+		$5 !~ /^(-|[A-Za-z0-9_.=:\/][A-Za-z0-9_.=:\/,-]*)$/ {
+			bad("append must be - or kernel arguments joined by commas"); next
+		}
+		$6 !~ /^[1-9][0-9]*$/ { bad("the timeout must be a number of seconds"); next }
 		seen[$1]++ { bad("scenario " $1 " is listed twice"); next }
-		{ print $1, $2, $3, $4 }
+		{ print $1, $2, $3, $4, $5, $6 }
 		END { exit failed }
 	' "$scenario_table"
 }
 
-# scenario_row NAME: "CPU IMAGE TIMEOUT" of NAME; fails, printing nothing, when the
-# table does not list it (or is malformed: the reason goes to stderr)
+# scenario_row NAME: "CPU IMAGE MEM APPEND TIMEOUT" of NAME; fails, printing
+# nothing, when the table does not list it (or is malformed: the reason goes
+# to stderr)
 scenario_row() {
 	local rows
 	rows=$(scenario_rows) || return 1
-	awk -v name="$1" '$1 == name { print $2, $3, $4; found = 1 } END { exit !found }' <<<"$rows"
+	awk -v name="$1" '$1 == name { print $2, $3, $4, $5, $6; found = 1 } END { exit !found }' <<<"$rows"
 }
 
 # scenario_table_mismatches: one line per script the table does not list and

@@ -64,6 +64,16 @@ static void test_memmap_round_trip(void)
 	CHECK_EQ(in.slots[1].hva, 0x7f1000000000ULL);
 	CHECK(!strcmp(in.slots[1].backing, "hugetlb"), "backing %s", in.slots[1].backing);
 	CHECK(memmap_find_gpa(&in, 0x9ff000) == &in.slots[1], "GPA in slot 1");
+	/* the 1 GiB hugetlb backing's name is one the tools read back */
+	out.slots[1] = (struct memmap_slot){ 1, 0x40000000, 0x40000000, 0x7f1000000000ULL,
+					     "hugetlb-1g" };
+	f = fmemopen(buf, sizeof(buf), "w");
+	CHECK_EQ(memmap_write(f, &out), 0);
+	fclose(f);
+	f = fmemopen(buf, strlen(buf), "r");
+	CHECK_EQ(memmap_read(f, &in, err, sizeof(err)), 0);
+	fclose(f);
+	CHECK(!strcmp(in.slots[1].backing, "hugetlb-1g"), "backing %s", in.slots[1].backing);
 	CHECK(memmap_find_gpa(&in, 0x1000000) == NULL, "GPA past RAM");
 
 	f = fmemopen((char *)"# pid 1 start 2\n0 0 zero 0x1000 anon\n", 36, "r");

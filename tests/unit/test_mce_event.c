@@ -86,6 +86,73 @@ void test_mce_event(void)
 		ev.lsb = 12;
 	}
 
+	/*
+	 * A slot of 1 GiB hugetlb pages (--backing hugetlb-1g): lsb 30 is
+	 * believed there, one machine check for the whole GiB (MISC LSB 30),
+	 * and only there: the 16 MiB anon slot above took 30 as garbage.
+	 */
+	{
+		struct memslot_table big = { .count = 1 };
+		uintptr_t bh = 0x7f0040000000ULL;
+
+		big.slots[0] = (struct memslot){ .gpa = 0, .size = 2048 * MiB, .hva = (uint8_t *)bh,
+						 .backing = BACKING_HUGETLB_1G };
+		ev.code = BUS_MCEERR_AR;
+		ev.addr = bh + 0x40523abc;
+		ev.lsb = 30;
+		CHECK_EQ(mce_event_prepare(&big, 0, &ev, &p), 0);
+		CHECK(!p.lsb_out_of_range, "lsb 30 in a 1 GiB hugetlb slot is in range");
+		CHECK_EQ(p.ext.gpa, 0x40000000);
+		CHECK_EQ(p.ext.len, 1024 * MiB);
+		CHECK_EQ(p.ext.len / 4096, 262144);
+		CHECK_EQ(p.mce.addr, 0x40000000);
+		CHECK_EQ(p.mce.misc, 0x9e);
+		/* page mode: the 4 KiB page touched, the extent still the GiB */
+		CHECK_EQ(mce_event_prepare(&big, 1, &ev, &p), 0);
+		CHECK_EQ(p.mce.addr, 0x40523000);
+		CHECK_EQ(p.mce.misc, 0x8c);
+		CHECK_EQ(p.ext.len, 1024 * MiB);
+		/* above the slot's page size: garbage there too */
+		ev.lsb = 31;
+		CHECK_EQ(mce_event_prepare(&big, 0, &ev, &p), 0);
+		CHECK(p.lsb_out_of_range && p.ext.len == 4096 && p.ext.gpa == 0x40523000,
+		      "lsb 31 in a 1 GiB hugetlb slot: the 4 KiB page, flagged");
+		/* a 2 MiB hugetlb slot: 30 is not believed */
+		big.slots[0].backing = BACKING_HUGETLB;
+		ev.lsb = 30;
+		CHECK_EQ(mce_event_prepare(&big, 0, &ev, &p), 0);
+		CHECK(p.lsb_out_of_range && p.ext.len == 4096, "lsb 30 in a 2 MiB hugetlb slot");
+		ev.code = BUS_MCEERR_AO;
+		ev.lsb = 12;
+	}
+
+	/*
+	 * The spread a Linux guest gets after one page of a lost extent: the
+	 * 2 MiB block around the page told, never the whole of a 1 GiB page
+	 * (262,143 AOs).
+	 */
+	{
+		struct gpa_extent gib = { .gpa = 0x40000000, .len = 1024 * MiB }, w;
+		struct gpa_extent two = { .gpa = 0x800000, .len = 2 * MiB };
+		struct gpa_extent small = { .gpa = 0x801000, .len = 0x3000 };
+
+		w = mce_spread_window(&gib, 0x40523000);
+		CHECK_EQ(w.gpa, 0x40400000);
+		CHECK_EQ(w.len, 2 * MiB);
+		w = mce_spread_window(&gib, 0x7ffff000);	/* the last page */
+		CHECK_EQ(w.gpa, 0x7fe00000);
+		CHECK_EQ(w.len, 2 * MiB);
+		w = mce_spread_window(&two, 0x923000);		/* a 2 MiB page: all of it */
+		CHECK_EQ(w.gpa, 0x800000);
+		CHECK_EQ(w.len, 2 * MiB);
+		w = mce_spread_window(&small, 0x802000);	/* clipped to a slot: as is */
+		CHECK_EQ(w.gpa, 0x801000);
+		CHECK_EQ(w.len, 0x3000);
+		w = mce_spread_window(&gib, 0x1000);		/* not in it: unchanged */
+		CHECK_EQ(w.gpa, 0x40000000);
+		CHECK_EQ(w.len, 1024 * MiB);
+	}
+
 	/* outside guest RAM */
 	ev.addr = hva + 16 * MiB;
 	CHECK_EQ(mce_event_prepare(&mem, 0, &ev, &p), -1);

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <string.h>
+
 #include "memslot.h"
 #include "unit.h"
 
@@ -66,4 +68,14 @@ void test_memslot(void)
 	CHECK(memslot_gpa_to_hva(&t, 8 * MiB - 4096, 8192) == NULL, "straddles slots");
 	CHECK(memslot_gpa_to_hva(&t, 16 * MiB, 1) == NULL, "beyond RAM");
 	CHECK(memslot_gpa_to_hva(&t, ~0ULL, 2) == NULL, "wraps");
+
+	/* backings: their names in the table, their mapping unit, hugetlb or not */
+	CHECK(!strcmp(memslot_backing_name(BACKING_HUGETLB), "hugetlb"), "hugetlb");
+	CHECK(!strcmp(memslot_backing_name(BACKING_HUGETLB_1G), "hugetlb-1g"), "hugetlb-1g");
+	CHECK_EQ(memslot_backing_page_size(BACKING_ANON), 4096);
+	CHECK_EQ(memslot_backing_page_size(BACKING_THP), 4096);	/* split: 4 KiB lost */
+	CHECK_EQ(memslot_backing_page_size(BACKING_HUGETLB), 2 * MiB);
+	CHECK_EQ(memslot_backing_page_size(BACKING_HUGETLB_1G), 1024 * MiB);
+	CHECK(!memslot_backing_is_hugetlb(BACKING_THP) && memslot_backing_is_hugetlb(BACKING_HUGETLB) &&
+	      memslot_backing_is_hugetlb(BACKING_HUGETLB_1G), "which backings are hugetlb");
 }

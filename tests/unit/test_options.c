@@ -31,7 +31,7 @@ void test_options(void)
 		"--mce-lsb MODE", "--on-unrecoverable A", "--memmap FILE", "--poison-gpa GPA",
 		"--poison-pass N", "--poison-method M", "--poison-vmm-heap", "--check", "--help",
 		"--kernel BZIMAGE", "--initrd FILE", "--append CMDLINE", "--console FILE",
-		"--mce-vendor V", "--console-stamp", "--console-in FILE",
+		"--mce-vendor V", "--console-stamp", "--console-in FILE", "hugetlb-1g",
 	};
 	struct vmm_options o;
 	char usage[8192];
@@ -67,6 +67,14 @@ void test_options(void)
 	CHECK_EQ(o.poison_corrupt_pfn, 1);
 	CHECK_EQ(o.reset_on_unrecoverable, 1);
 
+	/* 1 GiB hugetlb pages: guest RAM in whole ones, per slot */
+	CHECK_EQ(parse(&o, (const char *const[]){ "--backing", "hugetlb-1g", "--mem", "2048",
+		 "g.elf", NULL }), 0);
+	CHECK_EQ(o.backing, BACKING_HUGETLB_1G);
+	CHECK_EQ(o.mem_size, 2ULL << 30);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--backing", "hugetlb-1g", "--mem", "2048",
+		 "--slots", "2", "g.elf", NULL }), 0);
+
 	/* --check and --help are answers, not exits from inside the parser */
 	CHECK_EQ(parse(&o, (const char *const[]){ "--check", NULL }), 0);
 	CHECK_EQ(o.action, VMM_CHECK);
@@ -76,6 +84,14 @@ void test_options(void)
 	fprintf(stderr, "(the next error messages are expected)\n");
 	CHECK_EQ(parse(&o, (const char *const[]){ "--backing", "floppy", "g.elf", NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ "--vcpus", "9", "g.elf", NULL }), -1);
+	/* not a whole number of 1 GiB pages: the default 16 MiB, 1.5 GiB, 2 GiB in 4 slots */
+	CHECK_EQ(parse(&o, (const char *const[]){ "--backing", "hugetlb-1g", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--backing", "hugetlb-1g", "--mem", "1536",
+		 "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--backing", "hugetlb-1g", "--mem", "2048",
+		 "--slots", "4", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--backing", "hugetlb-1G", "--mem", "1024",
+		 "g.elf", NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ "--vcpus", "0", "g.elf", NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ "--mem", "16x", "g.elf", NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ "--mem", "9", "g.elf", NULL }), -1);
