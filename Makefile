@@ -211,8 +211,10 @@ test-loaded: all kernel initramfs
 # kernel's console (tests/host/kernel_splats.sh). The Linux guest's kernel
 # in the image stays $(BUILD)/bzImage; these scenarios do not boot it.
 # seed_paths holds the page states page_states leaves out (KSM, unevictable,
-# soft offline, filters, ...): the same kernel paths, so it runs here too.
-DEBUG_SCENARIOS := page_states seed_paths corrupt_va stats unpoison hugepages external_poison
+# soft offline, filters, ...): the same kernel paths, so it runs here too;
+# hugepages_1g takes patch 0001's path with 1 GiB pages.
+DEBUG_SCENARIOS := page_states seed_paths corrupt_va stats unpoison hugepages hugepages_1g \
+	external_poison
 DEBUG_TIME_FACTOR ?= 4
 test-debug-kernel: all kernel initramfs debug-kernel
 	HWLAB_KERNEL=$(abspath $(BUILD))/debug/bzImage HWLAB_TIME_FACTOR=$(DEBUG_TIME_FACTOR) \
