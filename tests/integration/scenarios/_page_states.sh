@@ -18,6 +18,11 @@ page_states_setup() {
 	check hugetlb-pool "$1 hugetlb pages ($(cat /proc/sys/vm/nr_hugepages))" \
 		test "$(cat /proc/sys/vm/nr_hugepages)" -eq "$1"
 	check node-stats "$node/node0/memory_failure/ exists" test -r $node/node0/memory_failure/total
+	# pcase marks where each case's kernel lines start by writing to
+	# /dev/kmsg, which the kernel rate-limits (10 a burst) unless told not to
+	echo on >/proc/sys/kernel/printk_devkmsg
+	check devkmsg-on "kernel.printk_devkmsg = on, so no case mark is dropped" \
+		grep -qx on /proc/sys/kernel/printk_devkmsg
 }
 
 # nodesum FILE: FILE of memory_failure/ summed over the nodes
@@ -65,6 +70,10 @@ pcase() {
 		*) fields="$fields $a" ;;
 		esac
 	done
+	# this case's kernel lines only: a pfn an earlier case poisoned and
+	# unpoisoned may come back, and its old lines must not count here
+	mark="hwlab-pcase $name $$.$(date +%s%N)"
+	echo "$mark" >/dev/kmsg
 	hc0=$(hardware_corrupted_kb) t0=$(nodesum total) tt0=$(table_total)
 	[ "$want_n" -eq 0 ] || r0=$(nodesum "$(lower "$result")") s0=$(typecount "$type" "$result")
 	if [ -n "$cgroup" ]; then
@@ -76,18 +85,19 @@ pcase() {
 	line=$(printf '%s\n' "$out" | grep '^PAGESTATE ')
 	check "$name-ran" "page_states $pc $pm reported (${line:+ok})" test -n "$line"
 	pfn=$(printf '%s\n' "$line" | sed -n 's/.* pfn=\(0x[0-9a-f]*\) .*/\1/p')
-	dmesg | grep -F "Memory failure: $pfn:" | sed 's/^/  dmesg: /'
+	dmesg | awk -v m="$mark" 'seen; index($0, m) { seen = 1 }' >/tmp/pcase.dmesg
+	grep -F "Memory failure: $pfn:" /tmp/pcase.dmesg | sed 's/^/  dmesg: /'
 	if [ "$want_n" -eq 0 ]; then
 		check "$name-dmesg" "no 'Memory failure: $pfn:' line" \
-			sh -c "! dmesg | grep -qF 'Memory failure: $pfn:'"
+			sh -c "! grep -qF 'Memory failure: $pfn:' /tmp/pcase.dmesg"
 	else
 		want="Memory failure: $pfn: recovery action for $type: $result"
-		check "$name-dmesg" "'$want'" sh -c "dmesg | grep -qF '$want'"
+		check "$name-dmesg" "'$want'" grep -qF "$want" /tmp/pcase.dmesg
 	fi
 	if [ -n "$more_dmesg" ]; then
 		printf '%s' "$more_dmesg" | sed "s/%pfn/Memory failure: $pfn/g; s/%PFN/$pfn/g" >/tmp/pcase.want
 		while IFS= read -r d; do
-			check "$name-dmesg-more" "'$d'" sh -c 'dmesg | grep -qF -- "$1"' sh "$d"
+			check "$name-dmesg-more" "'$d'" grep -qF -- "$d" /tmp/pcase.dmesg
 		done </tmp/pcase.want
 	fi
 	for f in "sig=$sig" $fields; do
