@@ -213,6 +213,24 @@ static unsigned long pfn_in(pid_t pid, const void *addr)
 
 static unsigned long pfn_of(const void *addr) { return pfn_in(0, addr); }
 
+/* A shared mapping of LEN bytes of a new hugetlbfs file at PATH; *fdp its fd. */
+static unsigned char *map_hugefile(const char *path, unsigned long len, int *fdp)
+{
+	void *p;
+
+	unlink(path);
+	*fdp = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (*fdp < 0)
+		die("open hugetlbfs");
+	if (ftruncate(*fdp, len))
+		die("ftruncate");
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, *fdp, 0);
+	if (p == MAP_FAILED)
+		die("mmap hugetlbfs");
+	return p;
+}
+
+
 static int swapped(const void *addr) { return !!(pagemap(0, addr) & (1ULL << 62)); }
 
 #define KPF_SLAB 7
@@ -762,15 +780,7 @@ static int unpoison_hugefile(const char *c, const char *mode)
 	long free0, free1;
 	int fd, poison = 0, e;
 
-	unlink(path);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0)
-		die("open hugetlbfs");
-	if (ftruncate(fd, HUGE))
-		die("ftruncate");
-	p = mmap(NULL, HUGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
-		die("mmap hugetlbfs");
+	p = map_hugefile(path, HUGE, &fd);
 	fill(p, HUGE);
 	pfn = pfn_of(p);
 	if (madvise(p, PG, MADV_HWPOISON))
@@ -865,13 +875,7 @@ int main(int argc, char **argv)
 
 			snprintf(path, sizeof(path), "/hugetlbfs/page_states.%s.%s", c, mode);
 			hugefile = path;
-			unlink(path);
-			fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-			if (fd < 0)
-				die("open hugetlbfs");
-			if (ftruncate(fd, len))
-				die("ftruncate");
-			p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			p = map_hugefile(path, len, &fd);
 		} else if (huge) {
 			p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
