@@ -30,6 +30,7 @@
 #include "mce.h"
 #include "options.h"
 #include "outq.h"
+#include "pc_io.h"
 #include "report.h"
 #include "vcpu.h"
 #include "vm.h"
@@ -574,8 +575,10 @@ int main(int argc, char **argv)
 	ok = done == opt.nr_vcpus;
 	/* before vmm_exit: a script that saw that line finds the table gone */
 	guest_ram_unpublish();
-	if (vm.kind == GUEST_KIND_LINUX)
+	if (vm.kind == GUEST_KIND_LINUX) {
 		uart_flush(&vm.uart);
+		pc_io_report_exits(&vm.io_seen);
+	}
 	report("vmm_exit", "\"status\":\"%s\",\"vcpus_done\":%u,\"injected\":%lu,"
 	       "\"poisoned_pages\":%u,\"resets\":%u,\"ao_overflows\":%lu,\"ao_not_delivered\":%lu,"
 	       "\"io_ignored\":%lu,\"foreign_signals\":%lu,\"report_dropped\":%lu,\"console_dropped\":%lu",

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "pc_io.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -125,6 +126,8 @@ int pc_io_port(struct vcpu *v)
 	int is_write = run->io.direction == KVM_EXIT_IO_OUT;
 	unsigned int i, j;
 
+	__atomic_fetch_add(&v->vm->io_seen.port_exits, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&v->vm->io_seen.exits_by_port[run->io.port], 1, __ATOMIC_RELAXED);
 	/* a wider access is as many byte accesses; "rep ins/outs": count of them */
 	for (i = 0; i < run->io.count; i++)
 		for (j = 0; j < run->io.size; j++)
@@ -142,4 +145,38 @@ void pc_io_mmio(struct vcpu *v)
 	if (!run->mmio.is_write)
 		memset(run->mmio.data, 0xff, len);
 	absent(v, 1, run->mmio.phys_addr, run->mmio.is_write, len);
+}
+
+unsigned int pc_io_busiest(const struct pc_io_seen *seen, uint16_t *ports, unsigned int n)
+{
+	unsigned int found = 0, i, p;
+
+	if (n > PC_IO_BUSIEST)
+		n = PC_IO_BUSIEST;
+	/* insertion into a short sorted list: 65536 counts, n at most 8 */
+	for (p = 0; p < 65536; p++) {
+		uint32_t c = seen->exits_by_port[p];
+
+		if (!c || (found == n && c <= seen->exits_by_port[ports[n - 1]]))
+			continue;
+		i = found < n ? found++ : n - 1;
+		while (i > 0 && seen->exits_by_port[ports[i - 1]] < c) {
+			ports[i] = ports[i - 1];
+			i--;
+		}
+		ports[i] = p;
+	}
+	return found;
+}
+
+void pc_io_report_exits(const struct pc_io_seen *seen)
+{
+	uint16_t ports[PC_IO_BUSIEST];
+	unsigned int n = pc_io_busiest(seen, ports, PC_IO_BUSIEST), i;
+	char busiest[PC_IO_BUSIEST * 24] = "", *b = busiest;
+
+	for (i = 0; i < n; i++)
+		b += sprintf(b, "%s\"%#x\":%u", i ? "," : "", ports[i],
+			     seen->exits_by_port[ports[i]]);
+	report("io_exits", "\"port_exits\":%lu,\"busiest\":{%s}", seen->port_exits, busiest);
 }

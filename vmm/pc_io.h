@@ -20,11 +20,27 @@ struct pc_io_seen {
 	uint16_t ports[PC_IO_MAX_REPORTED];
 	uint64_t mmio_pages[PC_IO_MAX_REPORTED];
 	unsigned long ignored;		/* accesses to absent devices, in all */
+	/*
+	 * Every port exit by its port (the access's first port), present
+	 * device or not: each one is a trip out of KVM_RUN, and a guest that
+	 * polls a port in a loop is a slow boot (vmm_exit's io_exits line).
+	 */
+	unsigned long port_exits;
+	uint32_t exits_by_port[65536];
 };
+
+#define PC_IO_BUSIEST		8	/* ports io_exits names */
 
 /* A KVM_EXIT_IO of a Linux guest. Returns 0 to run on, -1 when the guest asked for a reset. */
 int pc_io_port(struct vcpu *v);
 /* A KVM_EXIT_MMIO of a Linux guest (no device is there). */
 void pc_io_mmio(struct vcpu *v);
+/*
+ * The n (at most PC_IO_BUSIEST) ports with the most exits, most first
+ * (ties: the lower port first), into ports[]; returns n. Pure.
+ */
+unsigned int pc_io_busiest(const struct pc_io_seen *seen, uint16_t *ports, unsigned int n);
+/* The "io_exits" report: all port exits, and the busiest ports' counts. */
+void pc_io_report_exits(const struct pc_io_seen *seen);
 
 #endif

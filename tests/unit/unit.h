@@ -46,5 +46,6 @@ void test_page_classify(void);
 void test_sigbus_foreign(void);
 void test_vcpu_reset(void);
 void test_outq(void);
+void test_pc_io_busiest(void);
 
 #endif
