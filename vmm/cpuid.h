@@ -17,6 +17,63 @@ enum cpu_vendor { CPU_VENDOR_INTEL, CPU_VENDOR_AMD, CPU_VENDOR_OTHER };
 #define CPUID_8000_0007_EBX_OVERFLOW_RECOV	(1U << 0)
 #define CPUID_8000_0007_EBX_SUCCOR		(1U << 1)
 
+/*
+ * XSAVE (SDM vol. 1 ch. 13): CPUID 0xD sub-leaf 0 EDX:EAX lists the state
+ * components XCR0 may enable, EBX the XSAVE area's size for the XCR0 of
+ * now (KVM recomputes it), ECX its size with all of them; sub-leaf i >= 2
+ * gives component i's size (EAX) and offset (EBX).
+ */
+#define CPUID_1_ECX_FMA			(1U << 12)
+#define CPUID_1_ECX_XSAVE		(1U << 26)
+#define CPUID_1_ECX_OSXSAVE		(1U << 27)
+#define CPUID_1_ECX_AVX			(1U << 28)
+#define CPUID_1_ECX_F16C		(1U << 29)
+#define CPUID_7_0_EBX_AVX2		(1U << 5)
+#define CPUID_7_0_EBX_MPX		(1U << 14)
+#define CPUID_7_0_EBX_AVX512F		(1U << 16)
+#define CPUID_7_0_EBX_AVX512_ALL	0xdc230000U	/* F DQ IFMA PF ER CD BW VL */
+#define CPUID_7_0_ECX_AVX512_VBMI	(1U << 1)
+#define CPUID_7_0_ECX_PKU		(1U << 3)
+#define CPUID_7_0_ECX_OSPKE		(1U << 4)
+#define CPUID_7_0_ECX_AVX512_MORE	0x00005840U	/* VBMI2 VNNI BITALG VPOPCNTDQ */
+#define CPUID_7_0_ECX_VAES		(1U << 9)
+#define CPUID_7_0_ECX_VPCLMULQDQ	(1U << 10)
+#define CPUID_7_0_EDX_AVX512_MORE	0x0080010cU	/* 4VNNIW 4FMAPS VP2INTERSECT FP16 */
+#define CPUID_7_0_EDX_AMX		0x01400000U	/* AMX-BF16 AMX-TILE AMX-INT8 */
+#define CPUID_7_0_EDX_AMX_TILE		(1U << 24)
+#define CPUID_7_1_EAX_AVX_VNNI		(1U << 4)
+#define CPUID_7_1_EAX_AVX512_BF16	(1U << 5)
+
+#define XFEATURE_MASK_FPSSE		0x3ULL
+#define XFEATURE_MASK_YMM		(1ULL << 2)
+#define XFEATURE_MASK_MPX		(3ULL << 3)
+#define XFEATURE_MASK_AVX512		(7ULL << 5)
+#define XFEATURE_MASK_PKRU		(1ULL << 9)
+#define XFEATURE_MASK_XTILE		(3ULL << 17)
+#define XSAVE_LEGACY_AND_HEADER		576	/* FXSAVE area 512 + header 64 */
+
+/*
+ * Make the vCPU's XSAVE enumeration one a guest can trust: the state
+ * components 0xD.0 lists are exactly those whose features the other
+ * leaves offer, each with a sub-leaf of non-zero size, EBX and ECX sized
+ * for them; features whose state cannot be enabled are dropped (AVX and
+ * what needs it without YMM, MPX without BNDREGS/BNDCSR, AVX-512 without
+ * its three, PKU without PKRU, AMX without its tiles).
+ *
+ * xsetbv_exits: 0 when a guest's XSETBV does not reach KVM (under our outer
+ * VM, QEMU TCG's SVM lets the nested guest's XSETBV run without a
+ * #VMEXIT, and KVM puts its own XCR0 of 1 back at the next VM entry): then
+ * XSAVE itself is dropped, with every 0xD sub-leaf, and the guest uses
+ * FXSAVE. Otherwise its CPUID would promise state XCR0 never holds, and
+ * CPUID 0xD.0 EBX (576, for KVM's XCR0 of 1) disagree with the size the
+ * guest computes for the XCR0 it set (Linux: "XSAVE consistency problem",
+ * which 7.2 does not survive).
+ *
+ * Pure: changes c in place (entries removed, nent smaller). Returns the
+ * XCR0 components left (0 when XSAVE was dropped).
+ */
+unsigned long long cpuid_fix_xsave(struct kvm_cpuid2 *c, int xsetbv_exits);
+
 /* The vendor of leaf 0: AuthenticAMD and HygonGenuine count as AMD. */
 enum cpu_vendor cpuid_vendor(const struct kvm_cpuid2 *c);
 const char *cpuid_vendor_name(enum cpu_vendor v);

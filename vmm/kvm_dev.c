@@ -8,12 +8,108 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cpuid.h"
 #include "kvm_ioctl.h"
 #include "log.h"
 #include "report.h"
+
+/*
+ * The probe's real-mode code at XSETBV_PROBE_CODE: mov eax,cr4; or eax,
+ * OSXSAVE; mov cr4,eax; xor ecx,ecx; xor edx,edx; mov eax,3; xsetbv; hlt.
+ * Every interrupt vector points at a hlt of its own (XSETBV_PROBE_TRAP):
+ * a fault halts there instead of running the page from 0.
+ */
+#define XSETBV_PROBE_CODE	0x1000
+#define XSETBV_PROBE_TRAP	0x800
+static const uint8_t xsetbv_probe_code[] = {
+	0x0f, 0x20, 0xe0, 0x66, 0x0d, 0x00, 0x00, 0x04, 0x00, 0x0f, 0x22, 0xe0,
+	0x66, 0x31, 0xc9, 0x66, 0x31, 0xd2, 0x66, 0xb8, 0x03, 0x00, 0x00, 0x00,
+	0x0f, 0x01, 0xd1, 0xf4,
+};
+
+static int xsetbv_probe_run(int vm, int vcpu, uint8_t *mem, long run_size)
+{
+	struct kvm_userspace_memory_region region = {
+		.memory_size = 0x2000, .userspace_addr = (uintptr_t)mem,
+	};
+	struct kvm_regs regs = { .rip = XSETBV_PROBE_CODE, .rflags = 2 };
+	struct kvm_xcrs xcrs;
+	struct kvm_sregs sregs;
+	struct kvm_run *run;
+	unsigned int i;
+	int ok = -1, r;
+
+	for (i = 0; i < 256; i++) {
+		uint32_t vec = XSETBV_PROBE_TRAP;	/* segment 0 */
+
+		memcpy(mem + 4 * i, &vec, 4);
+	}
+	mem[XSETBV_PROBE_TRAP] = 0xf4;
+	memcpy(mem + XSETBV_PROBE_CODE, xsetbv_probe_code, sizeof(xsetbv_probe_code));
+	run = mmap(NULL, run_size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu, 0);
+	if (run == MAP_FAILED) {
+		pr_errno("mmap of the XSETBV probe's kvm_run");
+		return -1;
+	}
+	if (kvm_ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region) < 0 ||
+	    kvm_ioctl(vcpu, KVM_GET_SREGS, &sregs) < 0)
+		goto out;
+	sregs.cs.base = 0;
+	sregs.cs.selector = 0;
+	if (kvm_ioctl(vcpu, KVM_SET_SREGS, &sregs) < 0 || kvm_ioctl(vcpu, KVM_SET_REGS, &regs) < 0)
+		goto out;
+	/* a signal meant for the VMM interrupts it; the vCPU then runs on */
+	while ((r = ioctl(vcpu, KVM_RUN, 0)) < 0 && errno == EINTR)
+		;
+	if (r < 0) {
+		pr_errno("KVM_RUN (XSETBV probe)");
+		goto out;
+	}
+	if (kvm_ioctl(vcpu, KVM_GET_REGS, &regs) < 0 || kvm_ioctl(vcpu, KVM_GET_XCRS, &xcrs) < 0)
+		goto out;
+	if (run->exit_reason != KVM_EXIT_HLT ||
+	    regs.rip != XSETBV_PROBE_CODE + sizeof(xsetbv_probe_code)) {
+		pr_err("XSETBV probe: exit %u at rip %#llx, not the halt after its XSETBV",
+		       run->exit_reason, (unsigned long long)regs.rip);
+		goto out;
+	}
+	ok = xcrs.nr_xcrs >= 1 && xcrs.xcrs[0].xcr == 0 && xcrs.xcrs[0].value == 3;
+out:
+	munmap(run, run_size);
+	return ok;
+}
+
+int kvm_dev_xsetbv_exits(int kvm_fd, const struct kvm_cpuid2 *cpuid)
+{
+	const struct kvm_cpuid_entry2 *leaf1 = cpuid_find((struct kvm_cpuid2 *)cpuid, 1, 0);
+	long run_size = kvm_ioctl(kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	int vm = -1, vcpu = -1, ok = -1;
+	uint8_t *mem;
+
+	if (!leaf1 || !(leaf1->ecx & CPUID_1_ECX_XSAVE))
+		return 1;
+	if (run_size < 0)
+		return -1;
+	mem = mmap(NULL, 0x2000, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED) {
+		pr_errno("mmap of the XSETBV probe's memory");
+		return -1;
+	}
+	vm = kvm_ioctl(kvm_fd, KVM_CREATE_VM, 0);
+	if (vm >= 0)
+		vcpu = kvm_ioctl(vm, KVM_CREATE_VCPU, 0);
+	if (vcpu >= 0 && kvm_ioctl(vcpu, KVM_SET_CPUID2, cpuid) >= 0)
+		ok = xsetbv_probe_run(vm, vcpu, mem, run_size);
+	if (vcpu >= 0)
+		close(vcpu);
+	if (vm >= 0)
+		close(vm);
+	munmap(mem, 0x2000);
+	return ok;
+}
 
 /* 1 if /proc/cpuinfo lists svm or vmx, 0 if not, -1 if it cannot be read. */
 static int cpu_has_virt_flag(void)

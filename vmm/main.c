@@ -540,14 +540,17 @@ int main(int argc, char **argv)
 	       "\"mca_broadcast\":%s,"
 	       "\"mem\":%llu,\"slots\":%u,\"backing\":\"%s\",\"vcpus\":%u,"
 	       "\"hva\":\"%p\",\"mcg_cap\":\"%#llx\",\"mce_kill\":\"%s\",\"memmap\":\"%s\","
-	       "\"stale_tables_removed\":%u,\"ram_named\":%s",
+	       "\"stale_tables_removed\":%u,\"ram_named\":%s,\"xsetbv_exits\":%s,"
+	       "\"xsave_components\":\"%#llx\"",
 	       getpid(), vm.kind == GUEST_KIND_LINUX ? "linux" : "hwlab",
 	       cpuid_vendor_name(vm.vendor), (vm.mce_style & MCE_STYLE_AMD) ? "amd" : "intel",
 	       (vm.mce_style & MCE_STYLE_BROADCAST) ? "true" : "false",
 	       (unsigned long long)opt.mem_size, opt.nr_slots, memslot_backing_name(opt.backing),
 	       opt.nr_vcpus, (void *)vm.mem.slots[0].hva, (unsigned long long)HWLAB_MCG_CAP,
 	       options_mce_kill_name(opt.mce_kill), guest_ram_published_path(),
-	       guest_ram_stale_removed(), guest_ram_named() ? "true" : "false");
+	       guest_ram_stale_removed(), guest_ram_named() ? "true" : "false",
+	       vm.xsetbv_exits < 0 ? "null" : vm.xsetbv_exits ? "true" : "false",
+	       vm.xsave_components);
 
 	for (;;) {
 		if (start_vcpus(&vm))

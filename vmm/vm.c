@@ -68,6 +68,9 @@ int vm_create(struct vm *vm, const struct vmm_options *opt)
 	vm->cpuid = kvm_dev_supported_cpuid(vm->kvm_fd);
 	if (!vm->cpuid)
 		return -1;
+	/* XSAVE only as far as the guest can really enable it (cpuid.h) */
+	vm->xsetbv_exits = kvm_dev_xsetbv_exits(vm->kvm_fd, vm->cpuid);
+	vm->xsave_components = cpuid_fix_xsave(vm->cpuid, vm->xsetbv_exits != 0);
 	if (choose_mce_style(vm))
 		return -1;
 	/* the interrupt hardware must exist before the first vCPU */

@@ -59,6 +59,8 @@ struct vm {
 	struct vm_poison poison;	/* mce_delivery.c */
 	enum guest_kind kind;
 	enum cpu_vendor vendor;		/* of the vCPUs' CPUID */
+	int xsetbv_exits;		/* kvm_dev_xsetbv_exits() */
+	unsigned long long xsave_components;	/* XCR0's bits the CPUID offers */
 	int mce_style;			/* MCE_STYLE_* (mce.h) */
 	struct guest_image image;	/* the ELF, or the bzImage */
 	struct guest_image initrd;	/* Linux guests; data NULL if none */

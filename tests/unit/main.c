@@ -36,6 +36,7 @@ int main(void)
 	run("SIGBUS a process sent: counted, not in the AO ring", test_sigbus_foreign);
 	run("vCPU reset to its power-on state (host /dev/kvm)", test_vcpu_reset);
 	run("output queue: drops, notices, EPIPE", test_outq);
+	run("CPUID: XSAVE as the vCPU can enable it (outer VM's KVM)", test_cpuid_xsave);
 	run("port exits: the busiest ports", test_pc_io_busiest);
 	printf("unit: %u passed, %u failed\n", unit_passed, unit_failed);
 	return unit_failed != 0;

@@ -46,6 +46,7 @@ void test_page_classify(void);
 void test_sigbus_foreign(void);
 void test_vcpu_reset(void);
 void test_outq(void);
+void test_cpuid_xsave(void);
 void test_pc_io_busiest(void);
 
 #endif
