@@ -13,6 +13,7 @@
 #define PORT_KBD_DATA		0x60
 #define PORT_KBD_STATUS		0x64
 #define KBD_CMD_PULSE_RESET	0xfe
+#define KBD_STATUS_OBF		0x01	/* output buffer full */
 #define PORT_CMOS_INDEX		0x70
 #define PORT_CMOS_DATA		0x71
 #define CMOS_REG_A		0x0a
@@ -104,9 +105,18 @@ static int port_byte(struct vcpu *v, uint16_t port, int is_write, uint8_t *b, un
 			       "(%#x to port %#x)\"", v->id, KBD_CMD_PULSE_RESET, PORT_KBD_STATUS);
 			return -1;
 		}
-		/* no controller: status 0, "input buffer empty", so kb_wait() ends at once */
+		/*
+		 * No controller but its reset line. The status reads "output
+		 * buffer full, input buffer empty": Linux's i8042 driver then
+		 * flushes 16 bytes and says "No controller found" (about 33
+		 * exits), where a status of 0 made it wait 10,000 polls of
+		 * 50 us for a command byte that never came ("Can't read CTR"),
+		 * and the reboot path's kb_wait() still sees the input buffer
+		 * empty at once (all ones, as on a board without one, would
+		 * make it poll 65,536 times first).
+		 */
 		if (!is_write)
-			*b = 0;
+			*b = KBD_STATUS_OBF;
 		return 0;
 	case PORT_KBD_DATA:
 		if (!is_write)

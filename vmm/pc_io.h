@@ -2,7 +2,7 @@
 /*
  * Port I/O and MMIO of a Linux guest: the COM1 UART, enough of the CMOS RTC
  * for the kernel's clock, the keyboard controller's reset line (how Linux
- * reboots without ACPI), and everything else answered as an absent device
+ * reboots without ACPI; no controller otherwise), and everything else answered as an absent device
  * would answer (reads all ones, writes dropped) and reported once per port,
  * never fatal: a guest probing for hardware it does not find is normal.
  */

@@ -38,6 +38,7 @@ int main(void)
 	run("output queue: drops, notices, EPIPE", test_outq);
 	run("CPUID: XSAVE as the vCPU can enable it (outer VM's KVM)", test_cpuid_xsave);
 	run("port exits: the busiest ports", test_pc_io_busiest);
+	run("no keyboard controller, found in a few port exits; its reset line", test_pc_io_i8042);
 	printf("unit: %u passed, %u failed\n", unit_passed, unit_failed);
 	return unit_failed != 0;
 }

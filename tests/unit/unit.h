@@ -48,5 +48,6 @@ void test_vcpu_reset(void);
 void test_outq(void);
 void test_cpuid_xsave(void);
 void test_pc_io_busiest(void);
+void test_pc_io_i8042(void);
 
 #endif
