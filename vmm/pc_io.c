@@ -3,12 +3,17 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "kvm_ioctl.h"
+#include "log.h"
 #include "report.h"
 #include "uart_8250.h"
 #include "vm.h"
 
+#define PORT_PCI_CONF1_ADDR	0xcf8	/* conf1's address register, 32 bits */
 #define PORT_POST		0x80	/* POST codes; Linux's io_delay() */
 #define PORT_KBD_DATA		0x60
 #define PORT_KBD_STATUS		0x64
@@ -189,4 +194,28 @@ void pc_io_report_exits(const struct pc_io_seen *seen)
 		b += sprintf(b, "%s\"%#x\":%u", i ? "," : "", ports[i],
 			     seen->exits_by_port[ports[i]]);
 	report("io_exits", "\"port_exits\":%lu,\"busiest\":{%s}", seen->port_exits, busiest);
+}
+
+int pc_io_setup(struct vm *vm)
+{
+	struct kvm_ioeventfd dropped = {
+		.addr = PORT_PCI_CONF1_ADDR, .len = 4, .flags = KVM_IOEVENTFD_FLAG_PIO,
+	};
+	int fd;
+
+	if (kvm_ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_IOEVENTFD) <= 0)
+		return 0;	/* every write comes to us, and is dropped here */
+	fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (fd < 0) {
+		pr_errno("eventfd for the PCI address port");
+		return -1;
+	}
+	dropped.fd = fd;
+	if (kvm_ioctl(vm->vm_fd, KVM_IOEVENTFD, &dropped) < 0) {
+		close(fd);
+		return -1;
+	}
+	/* KVM holds its own reference: the count it adds up is nobody's */
+	close(fd);
+	return 0;
 }

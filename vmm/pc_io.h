@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 struct vcpu;
+struct vm;
 
 #define PC_IO_MAX_REPORTED	32	/* distinct ports/pages reported */
 
@@ -31,6 +32,22 @@ struct pc_io_seen {
 
 #define PC_IO_BUSIEST		8	/* ports io_exits names */
 
+/*
+ * No PCI: the guest finds no configuration mechanism on 0xcf8/0xcfc (reads
+ * all ones), so Linux goes without PCI as with pci=off, which Firecracker
+ * passes and we may not. Not a host bridge: we have no PCI device to show,
+ * and a bridge would not shorten the one costly PCI access a stock kernel
+ * makes: on an AMD family 0xf vCPU (the outer VM's QEMU TCG CPU), its
+ * early AGP aperture search (arch/x86/kernel/aperture_64.c, run twice)
+ * reads the class of function 0 of all 32 slots of all 256 buses through
+ * conf1 before it knows whether conf1 exists: 16,384 config reads, one
+ * address write and one data read each, whatever answers them.
+ *
+ * pc_io_setup() has KVM drop the address writes itself (an ioeventfd
+ * nobody reads), so that only the reads leave the kernel. Returns 0, or
+ * -1 after a message.
+ */
+int pc_io_setup(struct vm *vm);
 /* A KVM_EXIT_IO of a Linux guest. Returns 0 to run on, -1 when the guest asked for a reset. */
 int pc_io_port(struct vcpu *v);
 /* A KVM_EXIT_MMIO of a Linux guest (no device is there). */

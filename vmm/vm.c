@@ -10,6 +10,7 @@
 #include "kvm_ioctl.h"
 #include "log.h"
 #include "mce.h"
+#include "pc_io.h"
 
 /*
  * Whose machine-check encoding the guest gets. A Linux guest decodes
@@ -74,7 +75,7 @@ int vm_create(struct vm *vm, const struct vmm_options *opt)
 	if (choose_mce_style(vm))
 		return -1;
 	/* the interrupt hardware must exist before the first vCPU */
-	if (vm->kind == GUEST_KIND_LINUX && irqchip_create(vm))
+	if (vm->kind == GUEST_KIND_LINUX && (irqchip_create(vm) || pc_io_setup(vm)))
 		return -1;
 	return guest_ram_create(vm);
 }
