@@ -148,11 +148,21 @@ $(BUILD)/initramfs.cpio.gz: $(OUTER_BINS) $(BUILD)/guest.elf $(SCENARIOS) outer-
 # libraries and firmware, so that it runs as the inner VMM (compare), and
 # libvirt's embedded QEMU driver with hwpoison-guest's libvirt build, so
 # that QEMU is driven the way its users drive it.
+# It also carries Debian's stock kernels (bookworm, trixie, sid: the newest
+# of each, scripts/stock-kernels.sh, cached by version outside the clone;
+# asked every time, since sid moves daily; $(BUILD)/stock/.changed is touched
+# only when one changed, so the image is rebuilt only then).
 QEMU_BIN ?= /usr/bin/qemu-system-x86_64
+STOCK_SUITES ?= bookworm trixie sid
+$(BUILD)/stock/.changed: FORCE
+	scripts/stock-kernels.sh $(BUILD)/stock $(STOCK_SUITES)
+
 $(BUILD)/initramfs-compare.cpio.gz: $(BUILD)/initramfs.cpio.gz $(BUILD)/hwpoison-guest \
-		outer-qemu/libvirt-qemu.conf tests/lib/libvirt_embed.sh
-	QEMU_BUNDLE=$(QEMU_BIN) LIBVIRT_TOOL=$(BUILD)/hwpoison-guest outer-qemu/mkinitramfs.sh $@ \
-		$(BUILD)/outer-bin tests/integration/scenarios $(ASAN_BUILD)/hwlab-vmm
+		outer-qemu/libvirt-qemu.conf tests/lib/libvirt_embed.sh $(BUILD)/stock/.changed
+	QEMU_BUNDLE=$(QEMU_BIN) LIBVIRT_TOOL=$(BUILD)/hwpoison-guest STOCK_KERNELS=$(BUILD)/stock \
+		outer-qemu/mkinitramfs.sh $@ $(BUILD)/outer-bin tests/integration/scenarios $(ASAN_BUILD)/hwlab-vmm
+
+FORCE:
 
 initramfs: $(BUILD)/initramfs.cpio.gz $(BUILD)/initramfs-compare.cpio.gz
 
@@ -261,4 +271,4 @@ deps:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: compare linux-latency all kernel debug-kernel test-debug-kernel initramfs unit asan-build asan fuzz-build fuzz test test-loaded soak demo deps clean
+.PHONY: FORCE compare linux-latency all kernel debug-kernel test-debug-kernel initramfs unit asan-build asan fuzz-build fuzz test test-loaded soak demo deps clean
