@@ -7,6 +7,7 @@
 #   make linux-latency  the Linux guest: boot time, LINUX_EVENTS (20) events' latency
 #   make demo   boot the outer VM and tell the recovery story (bare-metal and Linux guests)
 #   make compare  the same Linux guest and poison in QEMU and in hwlab-vmm: one table
+#   make guest-matrix  Debian's stock kernels and ours as guests: boot, every case, default poll
 #   make asan   unit tests and VMM runs under ASan+UBSan (build/asan); part of make test
 #   make fuzz   libFuzzer on the ELF loader and the ucall decoder, FUZZ_SECONDS each
 #   make test-debug-kernel  the kernel-facing scenarios on a lockdep/DEBUG_VM kernel
@@ -265,10 +266,22 @@ compare: all kernel initramfs
 		$$((600 + 30 * $(COMPARE_EVENTS) + 120 * $(COMPARE_HUGE_EVENTS))); rc=$$?; \
 		python3 tests/compare.py $(BUILD)/logs/compare.log && exit $$rc
 
+# Debian's stock kernels as guests (bookworm, trixie, sid) and ours, in
+# hwlab-vmm, every case and the guests' default MCE poll, with each
+# kernel's boot time beside sid's QEMU: tests/guest_matrix.py's table.
+# make test runs the quick form (sid's kernel, late and early kill).
+guest-matrix: all kernel initramfs
+	@mkdir -p $(BUILD)/logs
+	HWLAB_APPEND="hwlab.matrix=full $(HWLAB_APPEND)" outer-qemu/boot.sh guest_matrix \
+		$(BUILD)/logs/guest-matrix.log 3600; rc=$$?; \
+	grep -a '^HWLAB-CHECK ' $(BUILD)/logs/guest-matrix.log; \
+	python3 tests/guest_matrix.py $(BUILD)/logs/guest-matrix.log && \
+	! grep -aq '^HWLAB-CHECK FAIL' $(BUILD)/logs/guest-matrix.log && exit $$rc
+
 deps:
 	scripts/install-deps.sh
 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: FORCE compare linux-latency all kernel debug-kernel test-debug-kernel initramfs unit asan-build asan fuzz-build fuzz test test-loaded soak demo deps clean
+.PHONY: FORCE compare guest-matrix linux-latency all kernel debug-kernel test-debug-kernel initramfs unit asan-build asan fuzz-build fuzz test test-loaded soak demo deps clean

@@ -193,6 +193,12 @@ if [[ " ${scenarios[*]} " == *" linux_guest "* ]]; then
 	run_checks demo_story "$here/tests/host/demo_story.sh"
 fi
 
+# the guest matrix's table (its quick form in make test), from this run's log
+if [[ " ${scenarios[*]} " == *" guest_matrix "* ]] && [ -f "$logs/guest_matrix.log" ]; then
+	echo "== the guest matrix (tests/guest_matrix.py on ${logs#"$here"/}/guest_matrix.log)"
+	python3 "$here/tests/guest_matrix.py" "$logs/guest_matrix.log" || true
+fi
+
 [ -n "$retried" ] && echo "retried after an outer-VM freeze:$retried"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
