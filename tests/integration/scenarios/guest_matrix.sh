@@ -119,13 +119,24 @@ late_cell() {
 	ras_cells "$k" late "$k-late.con" "$gpa"
 }
 
+# started K CELL CONSOLE : did start_linux's guest reach its target? If not,
+# the cell fails with the guest's last words, and the VMM is stopped
+started() {
+	grep -q 'INNER-READY tag=target' "$3" && return 0
+	stop_vmm "${3%.con}.log" >/dev/null
+	grep -E 'INNER-|Kernel panic|WARNING|BUG|Oops|usage' "$3" | tail -n 8 | sed 's/^/  con: /'
+	fail "$1-$2-started" "$kver: the guest's target is up (INNER-READY) in hwlab-vmm"
+	return 1
+}
+
 # early_cell K INTERVAL : an AO; INTERVAL 1 (tuned) or default (the
 # kernel's 300 s). The caller turns the outer early kill on.
 early_cell() {
 	k=$1 iv=$2 tag=early-tuned-1s
 	[ "$iv" = default ] && tag=early-default-poll
 	start_linux "$k-$tag.log" "$k-$tag.con" "$MATRIX_APPEND hwlab_inner.mode=early \
-hwlab_inner.interval_ms=600000 hwlab_inner.check_interval=$iv" --mce-kill early
+hwlab_inner.interval_ms=3600000 hwlab_inner.check_interval=$iv" --mce-kill early
+	started "$k" "$tag" "$k-$tag.con" || return 1
 	gpa=$(page_field "$k-$tag.con" 3 gpa)
 	pfn=$(gpa_pfn "$gpa")
 	t0=$(hwpoison-guest $vmm_pid "$gpa" | t_ns_of)
@@ -152,6 +163,7 @@ hwlab_inner.interval_ms=600000 hwlab_inner.check_interval=$iv" --mce-kill early
 smp_cell() {
 	k=$1
 	start_linux "$k-smp.log" "$k-smp.con" "$MATRIX_APPEND hwlab_inner.cpu=alternate" --vcpus 2
+	started "$k" smp "$k-smp.con" || return 1
 	gpa0=$(page_field "$k-smp.con" 1 gpa)
 	hwpoison-guest $vmm_pid "$gpa0" >/dev/null
 	wait_console "$k-smp.con" 'INNER-READY tag=target' 2
@@ -179,6 +191,7 @@ huge_cell() {
 	k=$1
 	start_linux "$k-huge.log" "$k-huge.con" "$MATRIX_APPEND hwlab_inner.thp=1 hwlab_inner.pages=512 \
 hwlab_inner.restart=0 hwlab_inner.on_sigbus=recover hwlab_inner.interval_ms=200" --backing hugetlb
+	started "$k" huge "$k-huge.con" || return 1
 	gpa=$(page_field "$k-huge.con" 0 gpa)
 	base=$(printf '%#x' $((gpa & ~0x1fffff)))
 	hwpoison-guest $vmm_pid "$(printf '%#x' $((gpa + 300 * 4096)))" >/dev/null
@@ -266,9 +279,17 @@ done
 if [ "$matrix" = full ]; then
 	echo "== the default check_interval (one AO per kernel, side by side)"
 	echo 1 >/proc/sys/vm/memory_failure_early_kill
+	pids=
 	for k in $kernels; do
 		use_kernel "$k" || continue
 		early_cell "$k" default >"$k-default.out" 2>&1 &
+		pids="$pids $!"
+	done
+	# the poll may keep every guest quiet for minutes: say so on the console,
+	# so that a silent outer VM is not taken for a frozen one
+	while [ -n "$(for p in $pids; do kill -0 "$p" 2>/dev/null && echo "$p"; done)" ]; do
+		sleep 30
+		echo "  default poll: waiting for$(for p in $pids; do kill -0 "$p" 2>/dev/null && echo " $p"; done)"
 	done
 	wait
 	echo 0 >/proc/sys/vm/memory_failure_early_kill
