@@ -128,6 +128,9 @@ if [ "${HWLAB_HOST_CHECKS:-1}" = 1 ]; then
 	echo "== docs/design.md's file map"
 	run_checks file_map "$here/tests/host/file_map.sh"
 
+	echo "== newer Debian suites without touching the host (scripts/debian-suite.sh; network)"
+	run_checks debian_suite "$here/tests/host/debian_suite.sh"
+
 	echo "== kernel patches"
 	run_checks check-patches "$here/tests/check-patches.sh"
 
