@@ -157,9 +157,18 @@ STOCK_SUITES ?= bookworm trixie sid
 $(BUILD)/stock/.changed: FORCE
 	scripts/stock-kernels.sh $(BUILD)/stock $(STOCK_SUITES)
 
+# And the newer QEMUs, each with its own suite's libvirt (trixie's 10.0,
+# sid's 11.1): sysroots from scripts/peers.sh (cached by version outside
+# the clone, asked every time like the stock kernels), packed as chroots
+# /hwlab/peers/SUITE/.
+PEER_SUITES ?= trixie sid
+$(BUILD)/peers/.changed: FORCE
+	scripts/peers.sh $(BUILD)/peers $(PEER_SUITES)
+
 $(BUILD)/initramfs-compare.cpio.gz: $(BUILD)/initramfs.cpio.gz $(BUILD)/hwpoison-guest \
-		outer-qemu/libvirt-qemu.conf tests/lib/libvirt_embed.sh $(BUILD)/stock/.changed
-	QEMU_BUNDLE=$(QEMU_BIN) LIBVIRT_TOOL=$(BUILD)/hwpoison-guest STOCK_KERNELS=$(BUILD)/stock \
+		outer-qemu/libvirt-qemu.conf tests/lib/libvirt_embed.sh $(BUILD)/stock/.changed \
+		$(BUILD)/peers/.changed
+	QEMU_BUNDLE=$(QEMU_BIN) LIBVIRT_TOOL=$(BUILD)/hwpoison-guest STOCK_KERNELS=$(BUILD)/stock PEERS=$(BUILD)/peers \
 		outer-qemu/mkinitramfs.sh $@ $(BUILD)/outer-bin tests/integration/scenarios $(ASAN_BUILD)/hwlab-vmm
 
 FORCE:
