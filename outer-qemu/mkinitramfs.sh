@@ -136,6 +136,10 @@ if [ -n "$libvirt_tool" ]; then
 	mkdir -p "$root/usr/share/libvirt"
 	cp -r /usr/share/libvirt/cpu_map "$root/usr/share/libvirt/"
 	cp "$here/libvirt-qemu.conf" "$root/hwlab/lib/libvirt-qemu.conf"
+	# the versions of the image's own QEMU and libvirt, for the tables
+	for pkg in qemu-system-x86 libvirt0; do
+		echo "$pkg=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || echo unknown)"
+	done >"$root/hwlab/lib/qemu-versions"
 	cp "$here/../tests/lib/libvirt_embed.sh" "$root/hwlab/lib/libvirt_embed.sh"
 	mkdir -p "$root/etc"
 	printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' \
