@@ -251,7 +251,9 @@ guest_ms() {
 		a = $0; sub(/^\[t_ns=/, "", a)
 		arr = a; sub(/\].*/, "", arr); arr += 0
 		p = a; sub(/^[0-9]+\] \[ */, "", p); sub(/\].*/, "", p)
-		split(p, pp, "."); pns = pp[1] * 1000000000 + pp[2] * 1000
+		# (busybox awk reads a number with a leading 0 as octal)
+		split(p, pp, "."); us = pp[2]; sub(/^0+/, "", us)
+		pns = pp[1] * 1000000000 + (us == "" ? 0 : us) * 1000
 		if (arr >= t0 - 30000000000 && arr <= t0 + 30000000000) {
 			d = arr - pns
 			if (!have || d < off) { off = d; have = 1 }
