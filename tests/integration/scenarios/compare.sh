@@ -120,12 +120,12 @@ $([ "${2:-}" = hugetlb ] && echo "  <memoryBacking><hugepages/></memoryBacking>"
 EOF
 }
 # wait_lv FILE FRAGMENT... : until the watch wrote a line with them all, or
-# it ended; bounded at 120 s
+# it ended; bounded at 120 s (WL_BOUND tenths of a second)
 wait_lv() {
 	wl_f=$1 wl_n=0
 	shift
 	while ! json_line "$wl_f" "$@" >/dev/null && kill -0 "$watch_pid" 2>/dev/null &&
-		[ $wl_n -lt 1200 ]; do
+		[ $wl_n -lt "${WL_BOUND:-1200}" ]; do
 		sleep 0.1
 		wl_n=$((wl_n + 1))
 	done
@@ -169,7 +169,9 @@ start_qemu() {
 		--domain hwlab-qemu --start /tmp/qemu.xml </tmp/lv.req >"$lv" 2>"$lv.err" &
 	watch_pid=$!
 	exec 3>/tmp/lv.req
-	wait_lv "$lv" '"event":"watch_ready"'
+	# a libvirt's first start probes its QEMU's capabilities (cached in
+	# its root for the next ones): several QEMU runs under nested TCG
+	WL_BOUND=$(bound 3000) wait_lv "$lv" '"event":"watch_ready"'
 	vmm_pid=$(sed -n 's/.*"event":"domain_started".*"pid":\([0-9]*\).*/\1/p' "$lv")
 	if [ -z "$vmm_pid" ]; then
 		sed 's/^/  watch: /' "$lv" "$lv.err"
