@@ -648,6 +648,9 @@ for suite in sid trixie; do
 		qemu_suites="$qemu_suites $suite"
 		echo "HWLAB-MEASURE compare-vmm vmm=$(vmm_name $suite) suite=$suite $(qemu_versions $suite)driver=embed" |
 			tee -a compare.lines
+		# _lib.sh's peer_qemu, as other scenarios call it
+		pv=$(peer_version $suite qemu-system-x86 | sed 's/^[0-9]*://; s/[+~].*//')
+		expect $suite-peer-qemu 0 "QEMU emulator version $pv" peer_qemu $suite --version
 	else
 		echo "HWLAB-MEASURE compare-vmm vmm=qemu-$suite suite=$suite unavailable=$peer_reason" | tee -a compare.lines
 		skip qemu-$suite "$peer_reason"
