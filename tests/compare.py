@@ -60,7 +60,9 @@ CASE_FIELDS = [
 # the AMD values hwlab-vmm does.
 WHY = {
     "mci_status": "QEMU 7.2 injects Intel's S|AR codes into an AMD vCPU; hwlab-vmm, like QEMU 9.1 and "
-                  "later, AMD's (AR: VAL|UC|EN|MISCV|ADDRV|POISON; AO: a deferred error, no UC)",
+                  "later, AMD's (AR: VAL|UC|EN|MISCV|ADDRV|POISON; AO: a deferred error, no UC). QEMU "
+                  "10.0/11.1's late kill puts the AO of its own early kill and then the AR into bank 9: "
+                  "the guest reads the AR with OVER (0xfc...) when its poll had not cleared the AO yet",
     "mcg_status": "QEMU raises an #MC for an AO too (MCIP|RIPV); an AMD deferred error has no "
                   "#MC, the guest's poll reads the bank (MCG_STATUS 0). In QEMU's late kill the "
                   "AO of its own early kill (see the VMM's report) can reach the guest first",
