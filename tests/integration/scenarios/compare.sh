@@ -289,7 +289,7 @@ mce_console() {
 # did, no blanks; MORE: fields of the case's own, appended). GPA and IDX are
 # the page the guest was told of.
 measure() {
-	m_con=$2 m_idx=$3 m_gpa=$4 m_t0=$5 m_inj=$6 m_report=${7:--} m_more=${8:+ $8}
+	m_case=$1 m_con=$2 m_idx=$3 m_gpa=$4 m_t0=$5 m_inj=$6 m_report=${7:--} m_more=${8:+ $8}
 	m_pfn=$(printf '%#x' $((m_gpa >> 12)))
 	# what the guest read: its /dev/mcelog record (mcelog_watch) for this
 	# address; else its console's mce lines for it (a kernel without
@@ -305,11 +305,11 @@ measure() {
 		m_from=mcelog
 	else
 		m_from=console
-		# shellcheck disable=SC2046
-		set -- $(mce_console "$m_con" "$m_gpa")
-		if [ $# -eq 4 ]; then
-			m_mcg=$1 m_bank=$2 m_status=$3 m_misc=$4 m_addr=$m_gpa
-		fi
+		# (read into its own fields: "set --" would take measure's arguments)
+		read -r m_mcg m_bank m_status m_misc <<EOF
+$(mce_console "$m_con" "$m_gpa")
+EOF
+		[ -n "$m_misc" ] && m_addr=$m_gpa
 	fi
 	if grep -q "Memory failure: $m_pfn: recovery action for .*: Recovered" "$m_con"; then
 		m_inner=recovered
@@ -321,7 +321,7 @@ measure() {
 	m_sig=$(grep -m1 "INNER-SIGBUS tag=target .* idx=$m_idx\$" "$m_con" | sed -n 's/.*code=\([A-Z_]*\).*/\1/p')
 	m_alive=no
 	grep -q 'Kernel panic' "$m_con" || ! kill -0 "$vmm_pid" 2>/dev/null || m_alive=yes
-	echo "HWLAB-MEASURE compare guest=$guest vmm=$vmm case=$1 gpa=$m_gpa read_from=$m_from mcg_status=${m_mcg:--}" \
+	echo "HWLAB-MEASURE compare guest=$guest vmm=$vmm case=$m_case gpa=$m_gpa read_from=$m_from mcg_status=${m_mcg:--}" \
 		"bank=${m_bank:--} mci_status=${m_status:--} mci_addr=${m_addr:--} mci_misc=${m_misc:--}" \
 		"inner=$m_inner sigbus=${m_sig:--} survived=$m_alive vmm_report=$m_report" \
 		"inject_ms=$(ms_since "$m_t0" "$m_inj")" \
