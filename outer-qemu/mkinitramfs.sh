@@ -190,9 +190,11 @@ pack_peer() {
 	for f in /usr/share/seabios/bios-256k.bin /usr/share/qemu/linuxboot_dma.bin /usr/share/qemu/kvmvapic.bin; do
 		peer_copy "$f"
 	done
-	for f in "$sr"/usr/lib/x86_64-linux-gnu/qemu/accel-tcg-x86_64.so; do
-		[ -e "$f" ] && peer_elf "$f" "${f#"$sr"}"
-	done
+	# (trixie's and sid's QEMU have TCG built in: no module)
+	f=/usr/lib/x86_64-linux-gnu/qemu/accel-tcg-x86_64.so
+	if [ -e "$sr$f" ]; then
+		peer_elf "$sr$f" "$f"
+	fi
 	f=/usr/lib/x86_64-linux-gnu/libvirt/connection-driver/libvirt_driver_qemu.so
 	[ -e "$sr$f" ] || die "peer $suite: no libvirt QEMU driver in $sr (libvirt-daemon-driver-qemu)"
 	peer_elf "$sr$f" "$f"
