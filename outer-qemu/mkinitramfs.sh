@@ -21,6 +21,19 @@
 # SUITE/unavailable), packed as /hwlab/data/stock/SUITE/: the guests users
 # run, for the guest matrix and the side-by-side (compare image only).
 #
+# PEERS (env, with LIBVIRT_TOOL): a directory of newer QEMUs
+# (scripts/peers.sh: SUITE/sysroot naming a Debian sysroot of that suite's
+# qemu-system-x86 and libvirt, SUITE/versions, or SUITE/unavailable), each
+# packed as a chroot at /hwlab/peers/SUITE/ pruned to what runs: QEMU, the
+# firmware a pc machine booting -kernel loads, QEMU's TCG module where the
+# suite builds TCG as one (libvirt probes with accel=kvm:tcg), libvirt.so,
+# libvirt-qemu.so, the embedded QEMU driver and its CPU map, the libvirt
+# build of hwpoison-guest (built on bookworm's libvirt headers; the newer
+# libvirt.so.0 keeps its ABI), /etc/passwd and /etc/group, and the shared
+# libraries of all of these as the sysroot's own ld.so resolves them in the
+# sysroot (never the host's ldd: a host library of another version must not
+# end up in there). A suite without a sysroot gets only its unavailable file.
+#
 # LIBVIRT_TOOL (env, with QEMU_BUNDLE): hwpoison-guest built with libvirt,
 # packed over the static one with its libraries, and what libvirt's
 # embedded QEMU driver needs to run there: the driver module, its CPU map,
@@ -32,6 +45,7 @@ out=$1 bindir=$2 scendir=$3 asan_vmm=${4:-}
 qemu_bundle=${QEMU_BUNDLE:-}
 libvirt_tool=${LIBVIRT_TOOL:-}
 stock_kernels=${STOCK_KERNELS:-}
+peers=${PEERS:-}
 here=$(cd "$(dirname "$0")" && pwd)
 check_lib=$here/../tests/lib/check.sh
 busybox=${BUSYBOX:-/bin/busybox}
@@ -122,11 +136,89 @@ if [ -n "$libvirt_tool" ]; then
 	mkdir -p "$root/usr/share/libvirt"
 	cp -r /usr/share/libvirt/cpu_map "$root/usr/share/libvirt/"
 	cp "$here/libvirt-qemu.conf" "$root/hwlab/lib/libvirt-qemu.conf"
+	# the versions of the image's own QEMU and libvirt, for the tables
+	for pkg in qemu-system-x86 libvirt0; do
+		echo "$pkg=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || echo unknown)"
+	done >"$root/hwlab/lib/qemu-versions"
 	cp "$here/../tests/lib/libvirt_embed.sh" "$root/hwlab/lib/libvirt_embed.sh"
 	mkdir -p "$root/etc"
 	printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' \
 		'libvirt-qemu:x:64055:64055:libvirt qemu:/nonexistent:/bin/false' >"$root/etc/passwd"
 	printf '%s\n' 'root:x:0:' 'kvm:x:108:' 'libvirt-qemu:x:64055:' >"$root/etc/group"
+fi
+# pack_peer SUITE SYSROOT: the chroot /hwlab/peers/SUITE (see PEERS above)
+pack_peer() {
+	local suite=$1 sr=$2 dest=$root/hwlab/peers/$1 ldso libpath f
+	ldso=$sr/usr/lib64/ld-linux-x86-64.so.2
+	[ -x "$ldso" ] || ldso=$sr/lib64/ld-linux-x86-64.so.2
+	[ -x "$ldso" ] || die "peer $suite: no ld-linux-x86-64.so.2 in $sr"
+	libpath=$sr/usr/lib/x86_64-linux-gnu:$sr/lib/x86_64-linux-gnu
+	mkdir -p "$dest"/{dev,proc,sys,tmp,run,etc,hwlab/data,usr/bin}
+	# the merged-/usr links (bin, lib, lib64, sbin -> usr/...), so that
+	# PT_INTERP /lib64/ld-linux-x86-64.so.2 resolves inside the chroot
+	# (trixie's base-files ships them; sid's closure has no base-files)
+	for f in bin lib lib64 sbin; do
+		ln -s "usr/$f" "$dest/$f"
+	done
+	# peer_copy PATH: the sysroot's file at the same path in the chroot
+	# (a path under /lib64, /lib, ... is the one under /usr there)
+	peer_copy() {
+		local rel=$1
+		case $rel in /bin/* | /lib/* | /lib64/* | /sbin/*) rel=/usr$rel ;; esac
+		[ -e "$sr$rel" ] || die "peer $suite: $rel is not in $sr"
+		mkdir -p "$dest$(dirname "$rel")"
+		cp -L "$sr$rel" "$dest$rel"
+	}
+	# peer_elf FILE REL: FILE at REL, and the libraries it needs
+	peer_elf() {
+		local out lib
+		mkdir -p "$dest$(dirname "$2")"
+		install -m 0755 "$1" "$dest$2"
+		out=$("$ldso" --library-path "$libpath" --list "$1") ||
+			die "peer $suite: $ldso --list $1 failed: $out"
+		[[ $out != *'not found'* ]] || die "peer $suite: $1 needs a library $sr lacks: $out"
+		# "libx.so => /sysroot/usr/lib/.../libx.so (addr)", and the
+		# interpreter by its own name "/lib64/ld-linux-x86-64.so.2 (addr)"
+		for lib in $(grep -o '/[^ ]*' <<<"$out"); do
+			case $lib in
+			"$sr"/*) peer_copy "${lib#"$sr"}" ;;
+			*) peer_copy "$lib" ;;
+			esac
+		done
+	}
+	peer_elf "$sr/usr/bin/qemu-system-x86_64" /usr/bin/qemu-system-x86_64
+	for f in /usr/share/seabios/bios-256k.bin /usr/share/qemu/linuxboot_dma.bin /usr/share/qemu/kvmvapic.bin; do
+		peer_copy "$f"
+	done
+	# (trixie's and sid's QEMU have TCG built in: no module)
+	f=/usr/lib/x86_64-linux-gnu/qemu/accel-tcg-x86_64.so
+	if [ -e "$sr$f" ]; then
+		peer_elf "$sr$f" "$f"
+	fi
+	f=/usr/lib/x86_64-linux-gnu/libvirt/connection-driver/libvirt_driver_qemu.so
+	[ -e "$sr$f" ] || die "peer $suite: no libvirt QEMU driver in $sr (libvirt-daemon-driver-qemu)"
+	peer_elf "$sr$f" "$f"
+	peer_elf "$(readlink -f "$sr/usr/lib/x86_64-linux-gnu/libvirt-qemu.so.0")" /usr/lib/x86_64-linux-gnu/libvirt-qemu.so.0
+	peer_elf "$libvirt_tool" /usr/bin/hwpoison-guest
+	[ -d "$sr/usr/share/libvirt/cpu_map" ] || die "peer $suite: no /usr/share/libvirt/cpu_map in $sr"
+	mkdir -p "$dest/usr/share/libvirt"
+	cp -r "$sr/usr/share/libvirt/cpu_map" "$dest/usr/share/libvirt/"
+	cp "$root/etc/passwd" "$root/etc/group" "$dest/etc/"
+	grep -E '^(suite|qemu-system-x86|libvirt0)=' "$peers/$suite/versions" >"$dest/versions"
+}
+if [ -n "$peers" ]; then
+	[ -n "$libvirt_tool" ] || die "PEERS needs LIBVIRT_TOOL (hwpoison-guest's libvirt build runs in each peer)"
+	[ -d "$peers" ] || die "no peer directory $peers (scripts/peers.sh)"
+	for d in "$peers"/*/; do
+		suite=$(basename "$d")
+		if [ -f "$d/sysroot" ]; then
+			pack_peer "$suite" "$(cat "$d/sysroot")"
+		else
+			[ -f "$d/unavailable" ] || die "peer $suite: neither $d/sysroot nor $d/unavailable"
+			mkdir -p "$root/hwlab/peers/$suite"
+			cp "$d/unavailable" "$root/hwlab/peers/$suite/unavailable"
+		fi
+	done
 fi
 (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$out.tmp"
 mv "$out.tmp" "$out"

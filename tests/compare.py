@@ -3,24 +3,32 @@
 
 Usage: tests/compare.py [--markdown] build/logs/compare.log
 
-Reads the scenario's "HWLAB-MEASURE compare vmm=... case=..." lines (one
-per event, all from one outer-VM boot) and prints a block per case with a
-column per VMM: what the inner kernel read from the bank (MCG_STATUS,
-bank, MCi_STATUS, ADDR, MISC: its /dev/mcelog record, or its console when
-it died in the handler), what it did, whether the inner process got its
-SIGBUS and the guest lived (events that did / all), and the median and p99
-of the times from the corrupt-pfn write. A value that differs between the
-two is marked, with the reason where it is known (WHY). --markdown prints
-the same cells as one Markdown table per case, without the reasons (the
-table in docs/design.md). Exit 1 if the log has no compare lines or a case
-lacks a VMM.
+Reads the scenario's lines, all from one outer-VM boot:
+  "HWLAB-MEASURE compare-vmm vmm=... suite=... qemu=... libvirt=..." (or
+      unavailable=REASON): the VMMs, in column order after hwlab-vmm, and
+      their package versions;
+  "HWLAB-MEASURE compare-guest guest=... kernel=... version=...": the guests;
+  "HWLAB-MEASURE compare guest=... vmm=... case=... ..." one per event (or
+      noboot=PANIC LINE when that VMM did not boot that guest).
+It prints the versions, then a block per guest kernel and case with a column
+per VMM (hwlab-vmm, QEMU 11.1, 10.0, 7.2): what the inner kernel read from
+the bank (its mcelog record, or its console's mce lines), what it did,
+whether the inner process got its SIGBUS and the guest lived (events that
+did / all), and the median and p99 of the times from the corrupt-pfn write:
+the VMM's injection as it reported it, and the guest's first mce line and
+its Recovered line at the guest's own printk time mapped to the outer clock
+(the serial arrival beside it). A value that differs from hwlab-vmm's is
+listed under the block with the reason where it is known (WHY). --markdown
+prints the same cells as one Markdown table per block, without the reasons
+(the tables in docs/design.md). Exit 1 if the log has no compare lines or a
+block lacks a VMM that the boot had.
 """
 import re
 import sys
 
-LINE = re.compile(r"^HWLAB-MEASURE compare (.*)$")
-VMMS = ("qemu", "hwlab-vmm")
+LINE = re.compile(r"^HWLAB-MEASURE (compare|compare-vmm|compare-guest) (.*)$")
 FIELDS = [
+    ("read_from", "values read from"),
     ("mcg_status", "MCG_STATUS read back"),
     ("bank", "bank"),
     ("mci_status", "MCi_STATUS read back"),
@@ -31,49 +39,54 @@ FIELDS = [
     ("survived", "guest survived"),
     ("vmm_report", "the VMM's own report"),
     ("inject_ms", "write -> VMM injection (ms)"),
-    ("mce_line_ms", "write -> first inner mce line (ms)"),
-    ("recovered_ms", "write -> inner Recovered (ms)"),
+    ("mce_ms", "write -> first inner mce line, guest clock (ms)"),
+    ("recovered_ms", "write -> inner Recovered, guest clock (ms)"),
+    ("recovered_serial_ms", "write -> Recovered line's serial arrival (ms)"),
 ]
 # Rows of one case only, printed where its lines carry them: the 2 MiB
-# hugetlb case (poisoned= huge_base= lsb= pages_recovered= spread_ms=)
+# hugetlb case (poisoned= huge_base= lsb= pages_recovered= spread_ms=) and
+# the VMM's own heap page (heap_va=)
 CASE_FIELDS = [
     ("told_page", "4 KiB page told first (of the 2 MiB)"),
     ("lsb", "si_addr_lsb the VMM acted on"),
     ("pages_recovered", "pages of the lost 2 MiB the guest isolated"),
     ("spread_ms", "telling the rest of the 2 MiB (ms)"),
 ]
-# Why a value differs, where QEMU 7.2's is the wrong one for this guest:
-# the vCPU is AMD (kvm_amd), and QEMU 7.2 injects Intel's encoding into it
-# (its AMD encodings came with QEMU 9.1, "i386: Fix MCE support for AMD
-# hosts"); the guest's mce_severity_amd() then sees UC without SUCCOR in
-# CPUID (KVM does not report it, QEMU 7.2 does not add it) and panics.
+# Why a value differs from hwlab-vmm's, where it is known. QEMU 7.2 injects
+# Intel's encoding into the AMD vCPU (kvm_amd) (AMD encodings came with
+# QEMU 9.1, "i386: Fix MCE support for AMD hosts"); the guest's
+# mce_severity_amd() then sees UC without SUCCOR in CPUID (KVM does not
+# report it, QEMU 7.2 does not add it) and panics. QEMU 10.0 and 11.1 inject
+# the AMD values hwlab-vmm does.
 WHY = {
-    "mci_status": "QEMU 7.2 injects Intel's S|AR codes into an AMD vCPU; hwlab-vmm, like QEMU 9.1, "
-                  "AMD's (AR: VAL|UC|EN|MISCV|ADDRV|POISON; AO: a deferred error, no UC)",
+    "mci_status": "QEMU 7.2 injects Intel's S|AR codes into an AMD vCPU; hwlab-vmm, like QEMU 9.1 and "
+                  "later, AMD's (AR: VAL|UC|EN|MISCV|ADDRV|POISON; AO: a deferred error, no UC). QEMU "
+                  "10.0/11.1's late kill puts the AO of its own early kill and then the AR into bank 9: "
+                  "the guest reads the AR with OVER (0xfc...) when its poll had not cleared the AO yet",
     "mcg_status": "QEMU raises an #MC for an AO too (MCIP|RIPV); an AMD deferred error has no "
                   "#MC, the guest's poll reads the bank (MCG_STATUS 0). In QEMU's late kill the "
                   "AO of its own early kill (see the VMM's report) can reach the guest first",
-    "bank": "hwlab-vmm keeps deferred errors out of bank 9, the AR bank",
-    "inner": "without SUCCOR in CPUID, mce_severity_amd() makes every UC error fatal",
-    "sigbus": "the guest died first",
+    "bank": "hwlab-vmm keeps deferred errors out of bank 9, the AR bank; QEMU puts every error in bank 9",
+    "inner": "QEMU 7.2: without SUCCOR in CPUID, mce_severity_amd() makes every UC error fatal",
+    "sigbus": "the guest died first, or its poll had not found the AO yet",
     "survived": "see inner kernel",
     "vmm_report": "QEMU sets early kill for itself (PR_MCE_KILL_EARLY), so the outer kernel also "
                   "sends it an AO for a page its vCPU then consumes; hwlab-vmm follows the sysctl "
                   "unless --mce-kill says otherwise",
+    "read_from": "a guest that died in its #MC handler never reached its mcelog; Debian's kernels "
+                 "have no /dev/mcelog",
 }
-
-
 # the same field, another reason, in one case
 WHY_CASE = {
-    ("outside", "vmm_report"): "a page of the VMM's own heap, not guest RAM: neither can tell the guest; "
+    ("outside", "vmm_report"): "a page of the VMM's own heap, not guest RAM: no VMM can tell the guest; "
                                "what each VMM does with its own poisoned memory is in its report",
     ("outside", "survived"): "see the VMM's own report",
     ("hugetlb", "lsb"): "the outer kernel's SIGBUS names the whole 2 MiB (lsb 21, kernel patch 0001); QEMU "
-                        "7.2 ignores si_addr_lsb and injects the one 4 KiB page at si_addr (QEMU prints no "
-                        "lsb: '-'); hwlab-vmm records all 512 pages as poisoned",
+                        "prints no lsb ('-') and injects the 4 KiB page at si_addr; hwlab-vmm records all "
+                        "512 pages as poisoned",
     ("hugetlb", "pages_recovered"): "a Linux guest ignores an MCi_MISC LSB above 12, so the VMM must tell it "
                                     "each 4 KiB page: hwlab-vmm tells the other 511 after the first; QEMU "
-                                    "tells one (and its guest died of that one)",
+                                    "tells the head (its AO) and then each page the guest touches (its ARs)",
     ("hugetlb", "told_page"): "QEMU's own early-kill AO names the huge page's head (page 0); the AR names "
                               "the page the vCPU touched",
 }
@@ -88,17 +101,36 @@ def told_page(event):
         return "-"
 
 
+def fields_of(rest):
+    """key=value fields; noboot= and unavailable= take the rest of the line."""
+    kv = {}
+    for key in ("noboot", "unavailable"):
+        m = re.search(r"(?:^| )" + key + r"=(.*)$", rest)
+        if m:
+            kv[key] = m.group(1).strip()
+            rest = rest[:m.start()]
+    kv.update(f.split("=", 1) for f in rest.split() if "=" in f)
+    return kv
+
+
 def parse(path):
-    cases = {}
+    vmms, guests, blocks = {}, [], {}
     for line in open(path, errors="replace"):
         m = LINE.match(line.rstrip("\n"))
         if not m:
             continue
-        kv = dict(f.split("=", 1) for f in m.group(1).split() if "=" in f)
-        if "huge_base" in kv:
-            kv["told_page"] = told_page(kv)
-        cases.setdefault(kv.get("case", "?"), {}).setdefault(kv.get("vmm", "?"), []).append(kv)
-    return cases
+        kind, kv = m.group(1), fields_of(m.group(2))
+        if kind == "compare-vmm":
+            vmms.setdefault(kv.get("vmm", "?"), kv)
+        elif kind == "compare-guest":
+            if kv.get("guest") not in [g["guest"] for g in guests]:
+                guests.append(kv)
+        else:
+            if "huge_base" in kv:
+                kv["told_page"] = told_page(kv)
+            key = (kv.get("guest", "?"), kv.get("case", "?"))
+            blocks.setdefault(key, {}).setdefault(kv.get("vmm", "?"), []).append(kv)
+    return vmms, guests, blocks
 
 
 def quantile(values, q):
@@ -108,7 +140,11 @@ def quantile(values, q):
 
 
 def summary(events, key):
-    """One cell: a value (or "varies"), "yes n/N", or "median / p99 (n)"."""
+    """One cell: a value (or the values with their counts), "yes n/N", or "median / p99 (n)"."""
+    if events and "noboot" in events[0]:
+        if key != "read_from":
+            return "-"
+        return "unavailable" if "unavailable" in events[0] else "no boot"
     vals = [e.get(key, "-") for e in events]
     if key.endswith("_ms"):
         nums = [int(v) for v in vals if v.lstrip("-").isdigit()]
@@ -117,7 +153,7 @@ def summary(events, key):
         return f"{quantile(nums, 50)} / {quantile(nums, 99)} (n={len(nums)})"
     if key in ("survived", "inner", "sigbus") and len(set(vals)) > 1:
         return " ".join(f"{v} {vals.count(v)}/{len(vals)}" for v in sorted(set(vals)))
-    if key in ("survived",):
+    if key == "survived":
         return f"{vals[0]} {len(vals)}/{len(vals)}"
     if key == "mci_addr":
         if all(e.get("mci_addr", "-") == "-" for e in events):
@@ -129,13 +165,31 @@ def summary(events, key):
     return " | ".join(f"{v} ({vals.count(v)})" for v in sorted(set(vals), key=vals.count, reverse=True))
 
 
-def injection_ratio(by_vmm):
-    """QEMU's median write -> injection over hwlab-vmm's, as "N.Nx"; None without both."""
-    qi = [int(e["inject_ms"]) for e in by_vmm["qemu"] if e.get("inject_ms", "-").isdigit()]
-    hi = [int(e["inject_ms"]) for e in by_vmm["hwlab-vmm"] if e.get("inject_ms", "-").isdigit()]
-    if qi and hi and quantile(hi, 50):
-        return f"{quantile(qi, 50) / quantile(hi, 50):.1f}x"
-    return None
+def median_ms(events, key):
+    nums = [int(e[key]) for e in events if e.get(key, "-").lstrip("-").isdigit()]
+    return quantile(nums, 50) if nums else None
+
+
+def title_of(vmm, info):
+    if vmm == "hwlab-vmm":
+        return "hwlab-vmm"
+    return "QEMU " + vmm[len("qemu-"):] if vmm.startswith("qemu-") else vmm
+
+
+def versions_text(vmms, guests):
+    out = []
+    for vmm, info in vmms.items():
+        if vmm == "hwlab-vmm":
+            out.append("hwlab-vmm: this tree")
+        elif "unavailable" in info:
+            out.append(f"{title_of(vmm, info)} (Debian {info.get('suite')}): unavailable: {info['unavailable']}")
+        else:
+            out.append(f"{title_of(vmm, info)}: qemu-system-x86 {info.get('qemu', '?')}, libvirt0 "
+                       f"{info.get('libvirt', '?')} (Debian {info.get('suite')}, libvirt's embedded driver"
+                       f"{'' if info.get('driver', 'embed') == 'embed' else ', ' + info['driver']})")
+    for g in guests:
+        out.append(f"guest {g['guest']}: {g.get('kernel')} ({'our tinyconfig bzImage' if g.get('version') == 'ours' else g.get('version')})")
+    return out
 
 
 def main():
@@ -146,45 +200,84 @@ def main():
     if len(args) != 1:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    cases = parse(args[0])
-    if not cases:
+    vmms, guests, blocks = parse(args[0])
+    if not blocks:
         print(f"compare.py: no HWLAB-MEASURE compare lines in {args[0]}", file=sys.stderr)
         return 1
+    # columns: hwlab-vmm first, then the QEMUs in the scenario's order
+    # (11.1, 10.0, 7.2); one the log names only in its events comes last
+    order = ["hwlab-vmm"] + [v for v in vmms if v != "hwlab-vmm"]
+    for by_vmm in blocks.values():
+        order += [v for v in by_vmm if v not in order]
+    present = [v for v in order if "unavailable" not in vmms.get(v, {})]
+    # a peer the image lacks keeps its column, each cell saying so
+    for v in order:
+        if "unavailable" in vmms.get(v, {}):
+            for by_vmm in blocks.values():
+                by_vmm.setdefault(v, [{"noboot": "unavailable: " + vmms[v]["unavailable"], "unavailable": "1"}])
     ok = True
+    if markdown:
+        print("\n".join(f"- {t}" for t in versions_text(vmms, guests)))
+    else:
+        print("Versions:")
+        print("\n".join(f"  {t}" for t in versions_text(vmms, guests)))
     width = max(len(label) for _, label in FIELDS + CASE_FIELDS)
-    for case, by_vmm in cases.items():
-        missing = [v for v in VMMS if v not in by_vmm]
+    colw = 30
+    for (guest, case), by_vmm in blocks.items():
+        missing = [v for v in present if v not in by_vmm]
         if missing:
-            print(f"compare.py: case {case} has no line for {', '.join(missing)}", file=sys.stderr)
+            print(f"compare.py: guest {guest}, case {case} has no line for {', '.join(missing)}", file=sys.stderr)
             ok = False
-            continue
-        per_boot = "a boot each" if case == "hugetlb" else "one boot"
-        title = (f"{case}: {len(by_vmm['qemu'])} event(s) in QEMU (a boot each), "
-                 f"{len(by_vmm['hwlab-vmm'])} in hwlab-vmm ({per_boot})")
-        everyone = by_vmm["qemu"] + by_vmm["hwlab-vmm"]
+        cols = [v for v in order if v in by_vmm]
+        counts = ", ".join(
+            f"{title_of(v, vmms.get(v, {}))} {summary(by_vmm[v], 'read_from') if 'noboot' in by_vmm[v][0] else len(by_vmm[v])}"
+            for v in cols)
+        title = f"guest {guest}, {case}: events per VMM: {counts}"
+        everyone = [e for v in cols for e in by_vmm[v]]
         extra = [(k, label) for k, label in CASE_FIELDS if any(k in e for e in everyone)]
-        rows = [("read_from", "values read from")] + FIELDS + extra
+        rows = [(k, label) for k, label in FIELDS if any(k in e for e in everyone) or k == "read_from"] + extra
+        cells = {v: {k: summary(by_vmm[v], k) for k, _ in rows} for v in cols}
+        noboots = [(v, by_vmm[v][0]["noboot"]) for v in cols
+                   if "noboot" in by_vmm[v][0] and "unavailable" not in by_vmm[v][0]]
+        hw = by_vmm.get("hwlab-vmm")
+        ratios = []
+        if hw and "noboot" not in hw[0] and median_ms(hw, "inject_ms"):
+            for v in cols:
+                if v != "hwlab-vmm" and "noboot" not in by_vmm[v][0] and median_ms(by_vmm[v], "inject_ms") is not None:
+                    ratios.append((v, f"{median_ms(by_vmm[v], 'inject_ms') / median_ms(hw, 'inject_ms'):.1f}x"))
         if markdown:
-            print(f"\n**{title}**\n\n| | QEMU 7.2 | hwlab-vmm |\n| --- | --- | --- |")
+            heads = " | ".join(title_of(v, vmms.get(v, {})) for v in cols)
+            print(f"\n**{title}**\n\n| | {heads} |\n| --- |{' --- |' * len(cols)}")
+            for v, why in noboots:
+                cells[v]["read_from"] = f"no boot: {why}"
             for key, label in rows:
-                # a cell of several values joins them with "; ", not a table's "|"
-                a, b = (summary(by_vmm[v], key).replace(" | ", "; ") for v in VMMS)
-                print(f"| {label} | {a} | {b} |".replace("->", "→"))
-            ratio = injection_ratio(by_vmm)
-            if ratio:
-                print(f"| median injection, QEMU / hwlab-vmm | {ratio} | |")
+                vals = " | ".join(cells[v][key].replace(" | ", "; ") for v in cols)
+                print(f"| {label} | {vals} |".replace("->", "→"))
+            if ratios:
+                r = dict(ratios)
+                print(f"| median injection / hwlab-vmm's | {' | '.join(r.get(v, '') for v in cols)} |")
             continue
         print(f"\n{title}")
-        print(f"  {'':<{width}}  {'QEMU':<34}  {'hwlab-vmm':<34}")
+        print(f"  {'':<{width}}  " + "  ".join(f"{title_of(v, vmms.get(v, {})):<{colw}}" for v in cols))
+        notes = []
         for key, label in rows:
-            a, b = summary(by_vmm["qemu"], key), summary(by_vmm["hwlab-vmm"], key)
-            note = ""
-            if a != b and not key.endswith("_ms") and key not in ("read_from", "mci_addr"):
-                note = "  differs: " + WHY_CASE.get((case, key), WHY.get(key, "see the scenario log"))
-            print(f"  {label:<{width}}  {a:<34}  {b:<34}{note}")
-        ratio = injection_ratio(by_vmm)
-        if ratio:
-            print(f"  {'median injection, QEMU / hwlab-vmm':<{width}}  {ratio}")
+            print(f"  {label:<{width}}  " + "  ".join(f"{cells[v][key]:<{colw}}" for v in cols))
+            if hw and "noboot" not in hw[0] and not key.endswith("_ms") and key != "mci_addr":
+                differ = [title_of(v, vmms.get(v, {})) for v in cols
+                          if v != "hwlab-vmm" and "noboot" not in by_vmm[v][0] and cells[v][key] != cells["hwlab-vmm"][key]]
+                if differ:
+                    notes.append(f"{label}: {', '.join(differ)} differ(s) from hwlab-vmm: "
+                                 + WHY_CASE.get((case, key), WHY.get(key, "see the scenario log")))
+        if ratios:
+            print(f"  {'median injection / hwlab-vmm':<{width}}  "
+                  + "  ".join(f"{dict(ratios).get(v, ''):<{colw}}" for v in cols))
+        for v, why in noboots:
+            print(f"  no boot in {title_of(v, vmms.get(v, {}))}: {why}")
+        for n in notes:
+            print(f"  * {n}")
+    for vmm, info in vmms.items():
+        if "unavailable" in info:
+            print(f"\n{title_of(vmm, info)} skipped: {info['unavailable']}")
     return 0 if ok else 1
 
 
