@@ -213,14 +213,12 @@ hwlab_inner.restart=0 hwlab_inner.on_sigbus=recover hwlab_inner.interval_ms=200"
 # (-accel kvm -cpu host, as compare runs it): time to the inner /init
 qemu_boot_cell() {
 	k=$1
-	if ! type peer_qemu >/dev/null 2>&1 || [ ! -x /hwlab/peers/sid/usr/bin/qemu-system-x86_64 ]; then
-		reason="no sid QEMU in this image"
-		[ -f /hwlab/peers/sid/unavailable ] && reason=$(cat /hwlab/peers/sid/unavailable)
-		skip "$k-qemu-boot" "$reason"
-		measure "$k" boot vmm=qemu-sid to_init_ms=none "reason=\"$reason\""
+	if ! peer_ready sid; then
+		skip "$k-qemu-boot" "$peer_reason"
+		measure "$k" boot vmm=qemu-sid to_init_ms=none "reason=\"$peer_reason\""
 		return
 	fi
-	qver=$(sed -n 's/^qemu-system-x86=//p' /hwlab/peers/sid/versions 2>/dev/null)
+	qver=$(peer_version sid qemu-system-x86)
 	: >"$k-qemu.con"
 	t_start=$(echo start | hwlab-stamp | stamp_of)
 	peer_qemu sid -accel kvm -cpu host -m 128 -smp 1 -nodefaults -nographic -no-reboot \
