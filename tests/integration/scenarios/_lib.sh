@@ -181,14 +181,24 @@ printk_offset() {
 		awk '{ o = $1 - ($2 * 1000000000 + $3 * 1000); if (n++ == 0 || o < m) m = o }
 		     END { if (n) printf "%.0f\n", m }'
 }
-# printk_at CONSOLE PATTERN : when the guest printed its first line matching
-# PATTERN, on the outer CLOCK_MONOTONIC (its printk time plus printk_offset),
-# or nothing
+# printk_at CONSOLE TEXT : when the guest printed its first message holding
+# TEXT (a fixed string), on the outer CLOCK_MONOTONIC (its printk time plus
+# printk_offset), or nothing. The message's own "[  s.us]" is the one just
+# before TEXT: a kernel message may land in the middle of a line that
+# userspace was writing ("INNER-SIGBUS ...[ 9.345029] Memory failure: ...").
 printk_at() {
 	pa_off=$(printk_offset "$1")
 	[ -n "$pa_off" ] || return 0
-	grep -m1 -- "$2" "$1" | sed -n 's/^\[t_ns=[0-9]*\] *\[ *\([0-9]*\)\.\([0-9]\{6\}\)\].*/\1 \2/p' |
-		awk -v off="$pa_off" '{ printf "%.0f\n", $1 * 1000000000 + $2 * 1000 + off }'
+	grep -m1 -F -- "$2" "$1" | awk -v text="$2" -v off="$pa_off" '{
+		line = substr($0, 1, index($0, text) - 1)
+		# the last "[ s.us]" (and a caller id "[T123]") before the text
+		if (match(line, /\[ *[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]\](\[ *[A-Z]?[0-9]+\])? *$/)) {
+			t = substr(line, RSTART + 1)
+			sub(/\].*/, "", t)
+			split(t, p, ".")
+			printf "%.0f\n", p[1] * 1000000000 + p[2] * 1000 + off
+		}
+	}'
 }
 # show_console CONSOLE : what the guest said about itself and its memory
 show_console() {

@@ -201,6 +201,13 @@ hwlab_inner.restart=0 hwlab_inner.on_sigbus=recover hwlab_inner.interval_ms=200"
 	wait_console "$k-huge.con" 'INNER-ALIVE survivor=yes' $((alive_then + 1))
 	stop_vmm "$k-huge.log" >/dev/null
 	n=$(recovered_in "$k-huge.con" $((base >> 12)))
+	if [ "$n" -ne 512 ] || grep -qE 'Kernel panic|Oops|BUG:' "$k-huge.con"; then
+		# what the guest said when it went wrong, without the 512 pages' lines
+		grep -vE 'INNER-PAGE|INNER-SIGBUS|INNER-ROUND|recovery action for' "$k-huge.con" |
+			grep -E -B2 -A12 'Kernel panic|Oops|BUG:|Machine check|Hardware Error\]: CPU' |
+			head -n 60 | sed 's/^/  con: /'
+		json_line "$k-huge.log" '"event":"vmm_exit"' | sed 's/^/  vmm: /'
+	fi
 	check "$k-huge-thp" "$kver: the target's 512 pages are one 2 MiB-aligned THP ($gpa)" test "$gpa" = "$base"
 	check "$k-huge-all-isolated" "$kver isolated all 512 pages of the lost 2 MiB (got $n)" test "$n" -eq 512
 	check "$k-huge-survivor" "$kver: the other inner process lives on" \
