@@ -15,12 +15,14 @@
 # kernel, every case, the default poll. One "HWLAB-MEASURE guest-matrix"
 # line per kernel and cell; tests/guest_matrix.py prints the table.
 . /hwlab/scenarios/_lib.sh
-# hwlab.matrix_kernels=a,b: only those rows (ours, bookworm, trixie, sid)
-matrix=quick only=
+# hwlab.matrix_kernels=a,b: only those rows (ours, bookworm, trixie, sid);
+# hwlab.matrix_cases=a,b: only those of full's cases (smp, huge, default)
+matrix=quick only= cases="smp huge default"
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	hwlab.matrix=*) matrix=${arg#*=} ;;
 	hwlab.matrix_kernels=*) only=$(echo "${arg#*=}" | tr , ' ') ;;
+	hwlab.matrix_cases=*) cases=$(echo "${arg#*=}" | tr , ' ') ;;
 	esac
 done
 case $matrix in
@@ -273,15 +275,18 @@ for k in $kernels; do
 	early_cell "$k" 1
 	echo 0 >/proc/sys/vm/memory_failure_early_kill
 	[ "$matrix" = full ] || continue
-	smp_cell "$k"
-	echo 65 >/proc/sys/vm/nr_hugepages
-	huge_cell "$k"
-	echo 0 >/proc/sys/vm/nr_hugepages
+	case " $cases " in *" smp "*) smp_cell "$k" ;; esac
+	case " $cases " in *" huge "*)
+		echo 65 >/proc/sys/vm/nr_hugepages
+		huge_cell "$k"
+		echo 0 >/proc/sys/vm/nr_hugepages
+		;;
+	esac
 done
 
 # the kernel's default poll, as a user's guest has it: an AO waits for it.
 # The guests wait side by side, so the matrix waits one poll, not four.
-if [ "$matrix" = full ]; then
+if [ "$matrix" = full ] && [ -z "${cases##*default*}" ]; then
 	echo "== the default check_interval (one AO per kernel, side by side)"
 	echo 1 >/proc/sys/vm/memory_failure_early_kill
 	pids=
