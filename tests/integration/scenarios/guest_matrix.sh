@@ -17,12 +17,14 @@
 . /hwlab/scenarios/_lib.sh
 # hwlab.matrix_kernels=a,b: only those rows (ours, bookworm, trixie, sid);
 # hwlab.matrix_cases=a,b: only those of full's cases (smp, huge, default)
-matrix=quick only= cases="smp huge default"
+# hwlab.matrix_backing=KIND: the late, early and smp guests' RAM (anon)
+matrix=quick only= cases="smp huge default" backing=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	hwlab.matrix=*) matrix=${arg#*=} ;;
 	hwlab.matrix_kernels=*) only=$(echo "${arg#*=}" | tr , ' ') ;;
 	hwlab.matrix_cases=*) cases=$(echo "${arg#*=}" | tr , ' ') ;;
+	hwlab.matrix_backing=*) backing="--backing ${arg#*=}" ;;
 	esac
 done
 case $matrix in
@@ -81,7 +83,8 @@ use_kernel() {
 late_cell() {
 	k=$1
 	echo 0 >/proc/sys/vm/memory_failure_early_kill
-	start_linux "$k-late.log" "$k-late.con" "$MATRIX_APPEND hwlab_inner.pages=8"
+	# shellcheck disable=SC2086
+	start_linux "$k-late.log" "$k-late.con" "$MATRIX_APPEND hwlab_inner.pages=8" $backing
 	t_start=$(sed -n 's/.*"event":"vmm_start".*"t_ns":\([0-9]*\)}/\1/p' "$k-late.log")
 	t_boot=$(grep -m1 'INNER-BOOT' "$k-late.con" | stamp_of)
 	uptime=$(sed -n 's/.*INNER-BOOT .*uptime=\([0-9.]*\).*/\1/p' "$k-late.con" | head -n 1)
@@ -137,7 +140,7 @@ early_cell() {
 	k=$1 iv=$2 tag=early-tuned-1s
 	[ "$iv" = default ] && tag=early-default-poll
 	start_linux "$k-$tag.log" "$k-$tag.con" "$MATRIX_APPEND hwlab_inner.mode=early \
-hwlab_inner.interval_ms=3600000 hwlab_inner.check_interval=$iv" --mce-kill early
+hwlab_inner.interval_ms=3600000 hwlab_inner.check_interval=$iv" --mce-kill early $backing
 	started "$k" "$tag" "$k-$tag.con" || return 1
 	gpa=$(page_field "$k-$tag.con" 3 gpa)
 	pfn=$(gpa_pfn "$gpa")
@@ -164,7 +167,7 @@ hwlab_inner.interval_ms=3600000 hwlab_inner.check_interval=$iv" --mce-kill early
 # smp_cell K : two vCPUs, a page consumed on each
 smp_cell() {
 	k=$1
-	start_linux "$k-smp.log" "$k-smp.con" "$MATRIX_APPEND hwlab_inner.cpu=alternate" --vcpus 2
+	start_linux "$k-smp.log" "$k-smp.con" "$MATRIX_APPEND hwlab_inner.cpu=alternate" --vcpus 2 $backing
 	started "$k" smp "$k-smp.con" || return 1
 	gpa0=$(page_field "$k-smp.con" 1 gpa)
 	hwpoison-guest $vmm_pid "$gpa0" >/dev/null
