@@ -143,8 +143,10 @@ wait_ready() {
 	done
 	noboot=
 	grep -q 'INNER-READY tag=target' "$1" && return 0
+	# (as "panic: MESSAGE": outer-qemu/boot.sh takes a "Kernel panic" line
+	# outside the "  con: " lines for the outer kernel's own)
 	noboot=$({ grep -m1 'Kernel panic' "$1" || grep -m1 -E 'Attempted to kill|BUG:|Oops' "$1"; } |
-		sed 's/^\[t_ns=[0-9]*\] //; s/^\[ *[0-9.]*\] //')
+		sed 's/^\[t_ns=[0-9]*\] //; s/^\[ *[0-9.]*\] //; s/^Kernel panic - not syncing: /panic: /; s/Kernel panic/kernel panic/')
 	[ -n "$noboot" ] || noboot="no INNER-READY after $(grep -c . "$1") console lines"
 	return 1
 }
@@ -209,7 +211,7 @@ start_hwlab() {
 	vmm_pid=$!
 	if ! wait_ready "$sh_con"; then
 		echo "  start_hwlab: hwlab-vmm did not boot $guest: $noboot"
-		stop_vmm "$sh_log" | tail -n 5
+		stop_vmm "$sh_log" | tail -n 5 | sed 's/Kernel panic/kernel panic/'
 		return 1
 	fi
 	echo "  start_hwlab: pid $vmm_pid, guest ready: $(grep -c . "$sh_con") console lines"
