@@ -137,9 +137,11 @@ kernel)
 		pcache depends "$1" |
 			sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\|linux-binary-[0-9][^ ]*\).*/\1/p'
 	}
-	pkg=$(kdeps "$meta" | head -n 1)
+	deps=$(kdeps "$meta")
+	pkg=${deps%%$'\n'*}
 	[ -n "$pkg" ] || unavailable "$meta in Debian $suite depends on no kernel image package"
-	binary=$(kdeps "$pkg" | grep '^linux-binary-' | head -n 1 || true)
+	deps=$(kdeps "$pkg")
+	binary=$(sed -n '/^linux-binary-/{p;q}' <<<"$deps")
 	[ -n "$binary" ] && pkg=$binary
 	ver=$(candidate "$pkg")
 	[ -n "$ver" ] || unavailable "package $pkg is not in Debian $suite ($mirror)"
@@ -147,13 +149,14 @@ kernel)
 	if [ ! -f "$dest/vmlinuz" ]; then
 		(cd "$state/archives" && papt download "$pkg=$ver" >&2) ||
 			unavailable "cannot download $pkg $ver from Debian $suite ($mirror)"
-		deb=$(ls "$state/archives/${pkg}_"*"_amd64.deb" 2>/dev/null | grep -F "_${ver//:/%3a}_" | head -n 1 || true)
-		[ -n "$deb" ] || deb=$(ls -t "$state/archives/${pkg}_"*.deb | head -n 1)
+		deb=$state/archives/${pkg}_${ver//:/%3a}_amd64.deb
+		[ -f "$deb" ] || die "apt downloaded no archive $deb for $pkg $ver"
 		tmp=$(mktemp -d "$cache/kernels.XXXXXX")
 		# /boot/vmlinuz-VERSION up to 6.x; /usr/lib/modules/VERSION/vmlinuz
 		# in linux-binary-* (7.x)
-		image=$(dpkg-deb -c "$deb" | grep -o '\./boot/vmlinuz-[^ ]*$\|\./usr/lib/modules/[^/]*/vmlinuz$' |
-			head -n 1 || true)
+		listing=$(dpkg-deb -c "$deb")
+		image=$(grep -o '\./boot/vmlinuz-[^ ]*$\|\./usr/lib/modules/[^/]*/vmlinuz$' <<<"$listing" |
+			sed -n 1p || true)
 		[ -n "$image" ] || die "$pkg $ver (Debian $suite) holds no /boot/vmlinuz-* or /usr/lib/modules/*/vmlinuz"
 		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" "$image"
 		mkdir -p "$tmp/out"
