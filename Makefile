@@ -7,6 +7,7 @@
 #   make linux-latency  the Linux guest: boot time, LINUX_EVENTS (20) events' latency
 #   make demo   boot the outer VM and tell the recovery story (bare-metal and Linux guests)
 #   make compare  the same Linux guest and poison in QEMU and in hwlab-vmm: one table
+#   make guest-matrix  Debian's stock kernels and ours as guests: boot, every case, default poll
 #   make asan   unit tests and VMM runs under ASan+UBSan (build/asan); part of make test
 #   make fuzz   libFuzzer on the ELF loader and the ucall decoder, FUZZ_SECONDS each
 #   make test-debug-kernel  the kernel-facing scenarios on a lockdep/DEBUG_VM kernel
@@ -161,11 +162,21 @@ $(BUILD)/initramfs.cpio.gz: $(OUTER_BINS) $(BUILD)/guest.elf $(SCENARIOS) outer-
 # libraries and firmware, so that it runs as the inner VMM (compare), and
 # libvirt's embedded QEMU driver with hwpoison-guest's libvirt build, so
 # that QEMU is driven the way its users drive it.
+# It also carries Debian's stock kernels (bookworm, trixie, sid: the newest
+# of each, scripts/stock-kernels.sh, cached by version outside the clone;
+# asked every time, since sid moves daily; $(BUILD)/stock/.changed is touched
+# only when one changed, so the image is rebuilt only then).
 QEMU_BIN ?= /usr/bin/qemu-system-x86_64
+STOCK_SUITES ?= bookworm trixie sid
+$(BUILD)/stock/.changed: FORCE
+	scripts/stock-kernels.sh $(BUILD)/stock $(STOCK_SUITES)
+
 $(BUILD)/initramfs-compare.cpio.gz: $(BUILD)/initramfs.cpio.gz $(BUILD)/hwpoison-guest \
-		outer-qemu/libvirt-qemu.conf tests/lib/libvirt_embed.sh
-	QEMU_BUNDLE=$(QEMU_BIN) LIBVIRT_TOOL=$(BUILD)/hwpoison-guest outer-qemu/mkinitramfs.sh $@ \
-		$(BUILD)/outer-bin tests/integration/scenarios $(ASAN_BUILD)/hwlab-vmm
+		outer-qemu/libvirt-qemu.conf tests/lib/libvirt_embed.sh $(BUILD)/stock/.changed
+	QEMU_BUNDLE=$(QEMU_BIN) LIBVIRT_TOOL=$(BUILD)/hwpoison-guest STOCK_KERNELS=$(BUILD)/stock \
+		outer-qemu/mkinitramfs.sh $@ $(BUILD)/outer-bin tests/integration/scenarios $(ASAN_BUILD)/hwlab-vmm
+
+FORCE:
 
 initramfs: $(BUILD)/initramfs.cpio.gz $(BUILD)/initramfs-compare.cpio.gz
 
@@ -268,10 +279,22 @@ compare: all kernel initramfs
 		$$((600 + 30 * $(COMPARE_EVENTS) + 120 * $(COMPARE_HUGE_EVENTS))); rc=$$?; \
 		python3 tests/compare.py $(BUILD)/logs/compare.log && exit $$rc
 
+# Debian's stock kernels as guests (bookworm, trixie, sid) and ours, in
+# hwlab-vmm, every case and the guests' default MCE poll, with each
+# kernel's boot time beside sid's QEMU: tests/guest_matrix.py's table.
+# make test runs the quick form (sid's kernel, late and early kill).
+guest-matrix: all kernel initramfs
+	@mkdir -p $(BUILD)/logs
+	HWLAB_APPEND="hwlab.matrix=full $(HWLAB_APPEND)" outer-qemu/boot.sh guest_matrix \
+		$(BUILD)/logs/guest-matrix.log 3600; rc=$$?; \
+	grep -a '^HWLAB-CHECK ' $(BUILD)/logs/guest-matrix.log; \
+	python3 tests/guest_matrix.py $(BUILD)/logs/guest-matrix.log && \
+	! grep -aq '^HWLAB-CHECK FAIL' $(BUILD)/logs/guest-matrix.log && exit $$rc
+
 deps:
 	scripts/install-deps.sh
 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: compare linux-latency all kernel debug-kernel test-debug-kernel initramfs unit asan-build asan fuzz-build fuzz test test-loaded soak demo deps clean
+.PHONY: FORCE compare guest-matrix linux-latency all kernel debug-kernel test-debug-kernel initramfs unit asan-build asan fuzz-build fuzz test test-loaded soak demo deps clean

@@ -248,7 +248,10 @@ int main(int argc, char **argv)
 			break;
 		case 'i':
 			interval_ms = strtoul(optarg, &end, 10);
-			if (*end || interval_ms > 60000)
+			/* up to an hour: an early kill with the guest's default
+			 * poll (300 s) must not be overtaken by the target's own
+			 * read of the page */
+			if (*end || interval_ms > 3600000)
 				usage();
 			break;
 		case 't':

@@ -16,6 +16,11 @@
 # booting -kernel with -nodefaults loads (seabios, the linuxboot option ROM,
 # the vapic ROM): the image of the side-by-side with QEMU (compare scenario).
 #
+# STOCK_KERNELS (env): a directory of Debian's stock kernels
+# (scripts/stock-kernels.sh: SUITE/vmlinuz and SUITE/version, or
+# SUITE/unavailable), packed as /hwlab/data/stock/SUITE/: the guests users
+# run, for the guest matrix and the side-by-side (compare image only).
+#
 # LIBVIRT_TOOL (env, with QEMU_BUNDLE): hwpoison-guest built with libvirt,
 # packed over the static one with its libraries, and what libvirt's
 # embedded QEMU driver needs to run there: the driver module, its CPU map,
@@ -26,6 +31,7 @@ set -euo pipefail
 out=$1 bindir=$2 scendir=$3 asan_vmm=${4:-}
 qemu_bundle=${QEMU_BUNDLE:-}
 libvirt_tool=${LIBVIRT_TOOL:-}
+stock_kernels=${STOCK_KERNELS:-}
 here=$(cd "$(dirname "$0")" && pwd)
 check_lib=$here/../tests/lib/check.sh
 busybox=${BUSYBOX:-/bin/busybox}
@@ -86,6 +92,17 @@ if [ -n "$qemu_bundle" ]; then
 		[ -f "$share/$fw" ] || die "QEMU firmware $share/$fw is missing (qemu-system-data, seabios)"
 		mkdir -p "$root/usr/share/$(dirname "$fw")"
 		cp -L "$share/$fw" "$root/usr/share/$fw"
+	done
+fi
+if [ -n "$stock_kernels" ]; then
+	[ -d "$stock_kernels" ] || die "no stock kernel directory $stock_kernels (scripts/stock-kernels.sh)"
+	mkdir -p "$root/hwlab/data/stock"
+	for d in "$stock_kernels"/*/; do
+		suite=$(basename "$d")
+		mkdir -p "$root/hwlab/data/stock/$suite"
+		for f in vmlinuz version unavailable; do
+			[ -f "$d/$f" ] && cp "$d/$f" "$root/hwlab/data/stock/$suite/"
+		done
 	done
 fi
 if [ -n "$libvirt_tool" ]; then

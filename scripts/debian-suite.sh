@@ -108,7 +108,7 @@ if [ ! -f "$stamp" ] || [ $(( $(date +%s) - $(stat -c %Y "$stamp") )) -ge "$max_
 	fi
 	if grep -q '^W: \|^E: ' <<<"$out"; then
 		printf '%s\n' "$out" | grep '^[WE]: ' >&2
-		unavailable "the $suite suite's package lists from $mirror are not complete"
+		unavailable "cannot read the $suite suite's package lists from $mirror (apt warned, above)"
 	fi
 	touch "$stamp"
 fi

@@ -128,6 +128,9 @@ if [ "${HWLAB_HOST_CHECKS:-1}" = 1 ]; then
 	echo "== docs/design.md's file map"
 	run_checks file_map "$here/tests/host/file_map.sh"
 
+	echo "== newer Debian suites without touching the host (scripts/debian-suite.sh; network)"
+	run_checks debian_suite "$here/tests/host/debian_suite.sh"
+
 	echo "== kernel patches"
 	run_checks check-patches "$here/tests/check-patches.sh"
 
@@ -191,6 +194,12 @@ done
 if [[ " ${scenarios[*]} " == *" linux_guest "* ]]; then
 	echo "== make demo's story of the Linux guest (tests/story.py on build/logs/linux_guest.log)"
 	run_checks demo_story "$here/tests/host/demo_story.sh"
+fi
+
+# the guest matrix's table (its quick form in make test), from this run's log
+if [[ " ${scenarios[*]} " == *" guest_matrix "* ]] && [ -f "$logs/guest_matrix.log" ]; then
+	echo "== the guest matrix (tests/guest_matrix.py on ${logs#"$here"/}/guest_matrix.log)"
+	python3 "$here/tests/guest_matrix.py" "$logs/guest_matrix.log" || true
 fi
 
 [ -n "$retried" ] && echo "retried after an outer-VM freeze:$retried"

@@ -171,6 +171,25 @@ spread_ms() {
 }
 # stamp_of LINE : the t_ns= the VMM put before a console line
 stamp_of() { sed -n 's/^\[t_ns=\([0-9]*\)\].*/\1/p'; }
+# printk_offset CONSOLE : the guest's printk clock onto the outer one, in ns:
+# the least (arrival t_ns - printk time) over the stamped lines that carry a
+# printk time ("[t_ns=N] [  12.345678] ..."; printk.time=1). Every line
+# arrives after it was printed, the serial console taking ~40 ms a line, so
+# the least difference is the closest to the clocks' true offset.
+printk_offset() {
+	sed -n 's/^\[t_ns=\([0-9]*\)\] *\[ *\([0-9]*\)\.\([0-9]\{6\}\)\].*/\1 \2 \3/p' "$1" |
+		awk '{ o = $1 - ($2 * 1000000000 + $3 * 1000); if (n++ == 0 || o < m) m = o }
+		     END { if (n) printf "%.0f\n", m }'
+}
+# printk_at CONSOLE PATTERN : when the guest printed its first line matching
+# PATTERN, on the outer CLOCK_MONOTONIC (its printk time plus printk_offset),
+# or nothing
+printk_at() {
+	pa_off=$(printk_offset "$1")
+	[ -n "$pa_off" ] || return 0
+	grep -m1 -- "$2" "$1" | sed -n 's/^\[t_ns=[0-9]*\] *\[ *\([0-9]*\)\.\([0-9]\{6\}\)\].*/\1 \2/p' |
+		awk -v off="$pa_off" '{ printf "%.0f\n", $1 * 1000000000 + $2 * 1000 + off }'
+}
 # show_console CONSOLE : what the guest said about itself and its memory
 show_console() {
 	grep -E 'INNER-|Memory failure|mce:|Machine check|panic|BUG|WARNING|Oops' "$1" |
