@@ -85,7 +85,9 @@ if [ -n "$ras_suite" ]; then
 	3)
 		# the image without them: init prints why, the checks SKIP with it
 		mkdir -p "$root/etc"
-		tr '\n' ' ' <"$suite_err" | sed 's/ *$//' >"$root/etc/hwlab-ras-unavailable"
+		# its own message (apt's lines before it are in the build's log)
+		{ grep '^debian-suite: error:' "$suite_err" || cat "$suite_err"; } |
+			tr '\n' ' ' | sed 's/ *$//' >"$root/etc/hwlab-ras-unavailable"
 		echo "mkinitramfs (guest): warning: no rasdaemon in $out: $(cat "$suite_err")" >&2
 		;;
 	*)
