@@ -248,7 +248,7 @@ ras_check() {
 		return
 	fi
 	rc_line=$(grep -m 1 'INNER-RAS ready' "$rc_con")
-	echo "  ${rc_line#*INNER-RAS }"
+	[ -z "$rc_line" ] || echo "  ${rc_line#*INNER-RAS }"
 	check "$rc_name-ras-ready" "rasdaemon recording, mce:mce_record and ras:memory_failure_event enabled" \
 		sh -c 'case "$1" in *events=*mce:mce_record*) ;; *) exit 1 ;; esac
 		       case "$1" in *events=*ras:memory_failure_event*) ;; *) exit 1 ;; esac' - "$rc_line"
