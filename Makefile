@@ -39,6 +39,7 @@ VMM_STATIC := -static
 HOST_CFLAGS := $(CFLAGS) -Ilib -MMD -MP $(SAN_FLAGS)
 
 all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/inner-initramfs.cpio.gz \
+	$(BUILD)/inner-initramfs-stock.cpio.gz \
 	$(BUILD)/unit-tests $(BUILD)/madvise_sigbus \
 	$(BUILD)/page_states $(BUILD)/hwpoison-guest $(BUILD)/static/hwpoison-guest \
 	$(BUILD)/corrupt_va_probe $(BUILD)/thread_stop $(BUILD)/hwlab-stamp
@@ -115,6 +116,17 @@ $(BUILD)/inner-initramfs.cpio.gz: $(BUILD)/inner/poison_target $(BUILD)/inner/mc
 		guest-linux/init guest-linux/mkinitramfs.sh
 	guest-linux/mkinitramfs.sh $@ $(BUILD)/inner/poison_target $(BUILD)/inner/mcelog_watch
 
+# The same for Debian's stock kernels as the guest, which have tracing (our
+# tinyconfig bzImage has none): plus RAS_SUITE's rasdaemon and sqlite3 CLI
+# with their libraries, for hwlab_inner.ras=1. A suite without them
+# (debian-suite.sh exit 3) still gives the image, without rasdaemon: init
+# then prints the reason, and the checks SKIP with it.
+RAS_SUITE ?= sid
+$(BUILD)/inner-initramfs-stock.cpio.gz: $(BUILD)/inner/poison_target $(BUILD)/inner/mcelog_watch \
+		guest-linux/init guest-linux/mkinitramfs.sh scripts/debian-suite.sh
+	RAS_SUITE=$(RAS_SUITE) guest-linux/mkinitramfs.sh $@ $(BUILD)/inner/poison_target \
+		$(BUILD)/inner/mcelog_watch
+
 $(BUILD)/guest.elf: guest/entry.S guest/guest.c guest/guest.ld include/hwlab_abi.h \
 		include/x86_mce.h | $(BUILD)
 	$(CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ guest/entry.S guest/guest.c
@@ -139,10 +151,11 @@ debug-kernel:
 # bzImage and the guest's initramfs as /hwlab/data/.
 $(BUILD)/initramfs.cpio.gz: $(OUTER_BINS) $(BUILD)/guest.elf $(SCENARIOS) outer-qemu/init \
 		outer-qemu/mkinitramfs.sh tests/lib/check.sh asan-build $(BUILD)/bzImage \
-		$(BUILD)/inner-initramfs.cpio.gz
+		$(BUILD)/inner-initramfs.cpio.gz $(BUILD)/inner-initramfs-stock.cpio.gz
 	rm -rf $(BUILD)/outer-bin && mkdir -p $(BUILD)/outer-bin/data
 	cp $(OUTER_BINS) $(BUILD)/outer-bin/
-	cp $(BUILD)/guest.elf $(BUILD)/bzImage $(BUILD)/inner-initramfs.cpio.gz $(BUILD)/outer-bin/data/
+	cp $(BUILD)/guest.elf $(BUILD)/bzImage $(BUILD)/inner-initramfs.cpio.gz \
+		$(BUILD)/inner-initramfs-stock.cpio.gz $(BUILD)/outer-bin/data/
 	outer-qemu/mkinitramfs.sh $@ $(BUILD)/outer-bin tests/integration/scenarios $(ASAN_BUILD)/hwlab-vmm
 
 # The side-by-side's image: the same, plus the distro's QEMU with its
