@@ -54,7 +54,7 @@ def case_state(kernel, cell, checks):
         prefix = f"{kernel}-{cell}-"
     else:
         prefix = f"{kernel}-{cell.replace('hugetlb', 'huge')}-"
-    got = [r for name, rs in checks.items() if name.startswith(prefix) and "rasdaemon" not in name
+    got = [r for name, rs in checks.items() if name.startswith(prefix) and "-ras-" not in name
            for r in rs]
     if not got or all(r == "SKIP" for r in got):
         return None
@@ -62,7 +62,7 @@ def case_state(kernel, cell, checks):
 
 
 def ras_state(kernel, checks):
-    got = [r for name, rs in checks.items() if name.startswith(kernel + "-") and "ras" in name
+    got = [r for name, rs in checks.items() if name.startswith(kernel + "-") and "-ras-" in name
            for r in rs]
     if not got:
         return "-"

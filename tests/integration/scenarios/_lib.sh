@@ -230,7 +230,8 @@ peer_ready() {
 		return 1
 	fi
 	[ -f "$pr_root/.mounted" ] && return 0
-	if ! mountpoint -q /dev/hugepages; then
+	# (the outer VM's busybox has no mountpoint applet)
+	if ! grep -q ' /dev/hugepages hugetlbfs ' /proc/mounts; then
 		mkdir -p /dev/hugepages && mount -t hugetlbfs hugetlbfs /dev/hugepages
 	fi
 	for pr_d in /dev /dev/hugepages /proc /sys /tmp /hwlab/data; do

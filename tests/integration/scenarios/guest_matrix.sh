@@ -60,7 +60,7 @@ use_kernel() {
 	if [ "$1" = ours ]; then
 		LINUX_KERNEL=/hwlab/data/bzImage
 		LINUX_INITRD=/hwlab/data/inner-initramfs.cpio.gz
-		kver="ours (tinyconfig 6.1)" kpkg=bzImage
+		kver="ours (tinyconfig 6.1)" kpkg=bzImage ras=
 		return 0
 	fi
 	if [ -f "$stock/$1/unavailable" ]; then
@@ -73,6 +73,9 @@ use_kernel() {
 	fi
 	LINUX_KERNEL=$stock/$1/vmlinuz
 	LINUX_INITRD=$stock_initrd
+	# the distro's own RAS tooling, as a user runs it (our bzImage has no
+	# tracing, so no rasdaemon)
+	ras=hwlab_inner.ras=1
 	# "PACKAGE VERSION SUITE": the checks name "SUITE VERSION"
 	read -r kpkg kv _ <"$stock/$1/version"
 	kver="$1 $kv"
@@ -84,7 +87,7 @@ late_cell() {
 	k=$1
 	echo 0 >/proc/sys/vm/memory_failure_early_kill
 	# shellcheck disable=SC2086
-	start_linux "$k-late.log" "$k-late.con" "$MATRIX_APPEND hwlab_inner.pages=8" $backing
+	start_linux "$k-late.log" "$k-late.con" "$MATRIX_APPEND $ras hwlab_inner.pages=8" $backing
 	t_start=$(sed -n 's/.*"event":"vmm_start".*"t_ns":\([0-9]*\)}/\1/p' "$k-late.log")
 	t_boot=$(grep -m1 'INNER-BOOT' "$k-late.con" | stamp_of)
 	uptime=$(sed -n 's/.*INNER-BOOT .*uptime=\([0-9.]*\).*/\1/p' "$k-late.con" | head -n 1)
@@ -104,6 +107,7 @@ late_cell() {
 	t0=$(hwpoison-guest $vmm_pid "$gpa" | t_ns_of)
 	wait_console "$k-late.con" 'INNER-RESTART n=1'
 	wait_console "$k-late.con" 'INNER-ALIVE survivor=yes hardware_corrupted_kb=4'
+	ras_wait "$k-late.con"
 	stop_vmm "$k-late.log" >/dev/null
 	show_console "$k-late.con" | grep -v INNER-PAGE | tail -n 12
 	# every port or MMIO access no device answered (each one a KVM exit)
@@ -121,7 +125,7 @@ late_cell() {
 		sh -c "! grep -qE 'Kernel panic|Oops|BUG:' $k-late.con"
 	measure "$k" late vmm=hwlab recovered=$(grep -c "Memory failure: $pfn: recovery action .*: Recovered" "$k-late.con") \
 		isolated_ms="$(ms "$t0" "$(printk_at "$k-late.con" "Memory failure: $pfn: recovery action")")"
-	ras_cells "$k" late "$k-late.con" "$gpa"
+	ras_cells "$k" late "$k-late.con" "$gpa" "$k-late.log"
 }
 
 # started K CELL CONSOLE : did start_linux's guest reach its target? If not,
@@ -139,7 +143,9 @@ started() {
 early_cell() {
 	k=$1 iv=$2 tag=early-tuned-1s
 	[ "$iv" = default ] && tag=early-default-poll
-	start_linux "$k-$tag.log" "$k-$tag.con" "$MATRIX_APPEND hwlab_inner.mode=early \
+	iv_ras=
+	[ "$iv" = 1 ] && iv_ras=$ras
+	start_linux "$k-$tag.log" "$k-$tag.con" "$MATRIX_APPEND $iv_ras hwlab_inner.mode=early \
 hwlab_inner.interval_ms=3600000 hwlab_inner.check_interval=$iv" --mce-kill early $backing
 	started "$k" "$tag" "$k-$tag.con" || return 1
 	gpa=$(page_field "$k-$tag.con" 3 gpa)
@@ -148,6 +154,7 @@ hwlab_inner.interval_ms=3600000 hwlab_inner.check_interval=$iv" --mce-kill early
 	# the default poll may take its whole 300 s (and more on a busy machine)
 	wait_console "$k-$tag.con" "Memory failure: $pfn: recovery action"
 	wait_console "$k-$tag.con" 'INNER-EXIT tag=target'
+	ras_wait "$k-$tag.con"
 	stop_vmm "$k-$tag.log" >/dev/null
 	show_console "$k-$tag.con" | grep -v INNER-PAGE | tail -n 8
 	poll=$(sed -n 's/.*INNER-MCE check_interval=\([0-9a-z]*\) .*/\1/p' "$k-$tag.con" | head -n 1)
@@ -161,7 +168,7 @@ hwlab_inner.interval_ms=3600000 hwlab_inner.check_interval=$iv" --mce-kill early
 	measure "$k" "$tag" vmm=hwlab check_interval_s="$poll" \
 		recovered=$(grep -c "Memory failure: $pfn: recovery action .*: Recovered" "$k-$tag.con") \
 		isolated_ms="$(ms "$t0" "$(printk_at "$k-$tag.con" "Memory failure: $pfn: recovery action")")"
-	[ "$iv" = 1 ] && ras_cells "$k" early "$k-$tag.con" "$gpa"
+	[ "$iv" = 1 ] && ras_cells "$k" early "$k-$tag.con" "$gpa" "$k-$tag.log"
 }
 
 # smp_cell K : two vCPUs, a page consumed on each
@@ -252,16 +259,11 @@ qemu_boot_cell() {
 	fi
 }
 
-# ras_cells K CASE CONSOLE GPA : what the guest's own rasdaemon recorded
+# ras_cells K CASE CONSOLE GPA LOG : what the guest's own rasdaemon recorded
+# (ras_check: its mce_record and memory_failure_event rows), stock guests only
 ras_cells() {
-	if [ "$1" = ours ]; then
-		return
-	fi
-	if ! type ras_check >/dev/null 2>&1; then
-		skip "$1-$2-rasdaemon" "no rasdaemon in this image's stock initramfs"
-		return
-	fi
-	ras_check "$1-$2" "$2" "$3" "$4"
+	[ "$1" = ours ] && return
+	ras_check "$1-$2" "$2" "$3" "$4" "$5"
 }
 
 for k in $kernels; do
