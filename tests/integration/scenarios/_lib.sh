@@ -171,34 +171,49 @@ spread_ms() {
 }
 # stamp_of LINE : the t_ns= the VMM put before a console line
 stamp_of() { sed -n 's/^\[t_ns=\([0-9]*\)\].*/\1/p'; }
-# printk_offset CONSOLE : the guest's printk clock onto the outer one, in ns:
-# the least (arrival t_ns - printk time) over the stamped lines that carry a
-# printk time ("[t_ns=N] [  12.345678] ..."; printk.time=1). Every line
-# arrives after it was printed, the serial console taking ~40 ms a line, so
-# the least difference is the closest to the clocks' true offset.
-printk_offset() {
-	sed -n 's/^\[t_ns=\([0-9]*\)\] *\[ *\([0-9]*\)\.\([0-9]\{6\}\)\].*/\1 \2 \3/p' "$1" |
-		awk '{ o = $1 - ($2 * 1000000000 + $3 * 1000); if (n++ == 0 || o < m) m = o }
-		     END { if (n) printf "%.0f\n", m }'
-}
-# printk_at CONSOLE TEXT : when the guest printed its first message holding
-# TEXT (a fixed string), on the outer CLOCK_MONOTONIC (its printk time plus
-# printk_offset), or nothing. The message's own "[  s.us]" is the one just
-# before TEXT: a kernel message may land in the middle of a line that
-# userspace was writing ("INNER-SIGBUS ...[ 9.345029] Memory failure: ...").
-printk_at() {
-	pa_off=$(printk_offset "$1")
-	[ -n "$pa_off" ] || return 0
-	grep -m1 -F -- "$2" "$1" | awk -v text="$2" -v off="$pa_off" '{
-		line = substr($0, 1, index($0, text) - 1)
-		# the last "[ s.us]" (and a caller id "[T123]") before the text
-		if (match(line, /\[ *[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]\](\[ *[A-Z]?[0-9]+\])? *$/)) {
-			t = substr(line, RSTART + 1)
-			sub(/\].*/, "", t)
-			split(t, p, ".")
-			printf "%.0f\n", p[1] * 1000000000 + p[2] * 1000 + off
+# guest_ms CONSOLE T0 ERE : ms from T0 to the first line arriving at or
+# after T0 that matches ERE, at the time the GUEST printed it: its printk
+# time ("[ sss.uuuuuu]", printk.time=1) plus the offset of the guest's
+# clock to the outer CLOCK_MONOTONIC. That offset is the smallest
+# (arrival - printk time) over the printk lines arriving within 30 s of T0:
+# no line arrives before it is printed, so the smallest difference is the
+# closest bound (a line that found the UART idle); the window keeps the
+# two clocks' drift out. "-" without such lines.
+guest_ms() {
+	awk -v t0="$2" -v re="$3" '
+	# nsec S : a "sss.uuuuuu" printk time in ns
+	function nsec(s,   pp, us) {
+		split(s, pp, "."); us = pp[2]; sub(/^0+/, "", us)
+		return pp[1] * 1000000000 + (us == "" ? 0 : us) * 1000
+	}
+	{
+		# a kernel message that landed in the middle of a line userspace
+		# was writing ("INNER-SIGBUS ...[ 9.345029] Memory failure: ...")
+		# keeps its own time: the last "[ s.us]" before the match
+		if (!found && $0 !~ /^\[t_ns=[0-9]+\] \[ *[0-9]+\.[0-9]+\] / && $0 ~ re &&
+		    match($0, /^\[t_ns=[0-9]+\]/)) {
+			arr = substr($0, 7, RLENGTH - 7) + 0
+			if (match($0, re)) {
+				head = substr($0, 1, RSTART - 1)
+				if (arr >= t0 && match(head, /\[ *[0-9]+\.[0-9]+\](\[ *[A-Z]?[0-9]+\])? *$/)) {
+					p = substr(head, RSTART + 1); sub(/\].*/, "", p); sub(/^ */, "", p)
+					found = 1; fp = nsec(p)
+				}
+			}
 		}
-	}'
+		if ($0 !~ /^\[t_ns=[0-9]+\] \[ *[0-9]+\.[0-9]+\] /) next
+		a = $0; sub(/^\[t_ns=/, "", a)
+		arr = a; sub(/\].*/, "", arr); arr += 0
+		p = a; sub(/^[0-9]+\] \[ */, "", p); sub(/\].*/, "", p)
+		# (busybox awk reads a number with a leading 0 as octal: nsec)
+		pns = nsec(p)
+		if (arr >= t0 - 30000000000 && arr <= t0 + 30000000000) {
+			d = arr - pns
+			if (!have || d < off) { off = d; have = 1 }
+		}
+		if (!found && arr >= t0 && $0 ~ re) { found = 1; fp = pns }
+	}
+	END { if (found && have) printf "%d\n", (fp + off - t0) / 1000000; else print "-" }' "$1"
 }
 # show_console CONSOLE : what the guest said about itself and its memory
 show_console() {

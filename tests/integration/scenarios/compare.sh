@@ -240,32 +240,6 @@ ms_since() { [ -n "$2" ] && echo $((($2 - $1) / 1000000)) || echo -; }
 first_stamp() {
 	grep -E -- "$3" "$1" | stamp_of | awk -v t0="$2" '$1 >= t0 { print; exit }'
 }
-# guest_ms CONSOLE T0 ERE : ms from T0 to the first line arriving at or
-# after T0 that matches ERE, at the time the GUEST printed it: its printk
-# time ("[ sss.uuuuuu]", printk.time=1) plus the offset of the guest's
-# clock to the outer CLOCK_MONOTONIC. That offset is the smallest
-# (arrival - printk time) over the printk lines arriving within 30 s of T0:
-# no line arrives before it is printed, so the smallest difference is the
-# closest bound (a line that found the UART idle); the window keeps the
-# two clocks' drift out. "-" without such lines.
-guest_ms() {
-	awk -v t0="$2" -v re="$3" '
-	{
-		if ($0 !~ /^\[t_ns=[0-9]+\] \[ *[0-9]+\.[0-9]+\] /) next
-		a = $0; sub(/^\[t_ns=/, "", a)
-		arr = a; sub(/\].*/, "", arr); arr += 0
-		p = a; sub(/^[0-9]+\] \[ */, "", p); sub(/\].*/, "", p)
-		# (busybox awk reads a number with a leading 0 as octal)
-		split(p, pp, "."); us = pp[2]; sub(/^0+/, "", us)
-		pns = pp[1] * 1000000000 + (us == "" ? 0 : us) * 1000
-		if (arr >= t0 - 30000000000 && arr <= t0 + 30000000000) {
-			d = arr - pns
-			if (!have || d < off) { off = d; have = 1 }
-		}
-		if (!found && arr >= t0 && $0 ~ re) { found = 1; fp = pns }
-	}
-	END { if (found && have) printf "%d\n", (fp + off - t0) / 1000000; else print "-" }' "$1"
-}
 # mce_console CONSOLE GPA : the guest's mce lines for GPA (a kernel without
 # /dev/mcelog, such as Debian's, prints them itself:
 # "CPU 0: Machine Check[ Exception]: MCG Bank B: STATUS", then

@@ -7,7 +7,7 @@
 # kernel, its boot time in hwlab-vmm and in sid's QEMU (11.1, its own
 # sysroot under chroot: peer_qemu) in this same outer-VM boot, and the time
 # from the corrupt-pfn write to the guest's isolation of the page, from the
-# guest's own printk clock mapped onto the outer one (printk_offset), with
+# guest's own printk clock mapped onto the outer one (guest_ms), with
 # the tuned poll and, once per kernel, the kernel's default (300 s).
 #
 # hwlab.matrix=quick (make test): sid's stock kernel alone, late and early
@@ -124,7 +124,7 @@ late_cell() {
 	check "$k-late-no-panic" "$kver: no oops or panic" \
 		sh -c "! grep -qE 'Kernel panic|Oops|BUG:' $k-late.con"
 	measure "$k" late vmm=hwlab recovered=$(grep -c "Memory failure: $pfn: recovery action .*: Recovered" "$k-late.con") \
-		isolated_ms="$(ms "$t0" "$(printk_at "$k-late.con" "Memory failure: $pfn: recovery action")")"
+		isolated_ms="$(guest_ms "$k-late.con" "$t0" "Memory failure: $pfn: recovery action")"
 	ras_cells "$k" late "$k-late.con" "$gpa" "$k-late.log"
 }
 
@@ -167,7 +167,7 @@ hwlab_inner.interval_ms=3600000 hwlab_inner.check_interval=$iv" --mce-kill early
 	check "$k-$tag-no-panic" "$kver: no oops or panic" sh -c "! grep -qE 'Kernel panic|Oops|BUG:' $k-$tag.con"
 	measure "$k" "$tag" vmm=hwlab check_interval_s="$poll" \
 		recovered=$(grep -c "Memory failure: $pfn: recovery action .*: Recovered" "$k-$tag.con") \
-		isolated_ms="$(ms "$t0" "$(printk_at "$k-$tag.con" "Memory failure: $pfn: recovery action")")"
+		isolated_ms="$(guest_ms "$k-$tag.con" "$t0" "Memory failure: $pfn: recovery action")"
 	[ "$iv" = 1 ] && ras_cells "$k" early "$k-$tag.con" "$gpa" "$k-$tag.log"
 }
 
