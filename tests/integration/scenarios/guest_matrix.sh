@@ -249,7 +249,13 @@ qemu_boot_cell() {
 		-append "$(linux_append "$MATRIX_APPEND hwlab_inner.pages=8")" -pidfile /tmp/qemu-boot.pid 2>&1 |
 		hwlab-stamp >"$k-qemu.con" &
 	vmm_pid=$!
-	wait_console "$k-qemu.con" 'INNER-BOOT\|Kernel panic\|Attempted to kill'
+	# until its init or its panic, or QEMU ends; bounded by the clock (240 s
+	# times the time factor; a loaded machine slows a poll count down too)
+	qb_end=$(($(cut -d. -f1 /proc/uptime) + $(bound 240)))
+	while ! grep -q 'INNER-BOOT\|Kernel panic\|Attempted to kill' "$k-qemu.con" &&
+		kill -0 "$vmm_pid" 2>/dev/null && [ "$(cut -d. -f1 /proc/uptime)" -lt "$qb_end" ]; do
+		sleep 0.5
+	done
 	t_boot=$(grep -m1 'INNER-BOOT' "$k-qemu.con" | stamp_of)
 	kill "$(cat /tmp/qemu-boot.pid 2>/dev/null)" 2>/dev/null
 	wait "$vmm_pid" 2>/dev/null
@@ -258,8 +264,11 @@ qemu_boot_cell() {
 			"qemu=\"$qver\"" "version=\"$kver $kpkg\""
 	else
 		why=$(grep -m1 -E 'Kernel panic|Attempted to kill|XSAVE' "$k-qemu.con" | sed 's/^\[t_ns=[0-9]*\] //' | tr -d '"' | cut -c1-100)
-		measure "$k" boot vmm=qemu-sid to_init_ms=none "qemu=\"$qver\"" "reason=\"${why:-no INNER-BOOT}\""
+		measure "$k" boot vmm=qemu-sid to_init_ms=none "qemu=\"$qver\"" \
+			"reason=\"${why:-no INNER-BOOT within $(bound 240) s}\""
+		# its last words, whatever they were
 		grep -E 'XSAVE|panic|Attempted' "$k-qemu.con" | head -n 4 | sed 's/^/  qemu con: /'
+		[ -n "$why" ] || tail -n 12 "$k-qemu.con" | sed 's/^/  qemu con: /'
 	fi
 }
 
