@@ -100,7 +100,9 @@ late_cell() {
 		show_console "$k-late.con" | tail -n 20
 		grep -E 'Kernel panic|WARNING|BUG|Oops|XSAVE' "$k-late.con" | head -n 5 | sed 's/^/  con: /'
 		fail "$k-boot" "$kver reaches the inner /init in hwlab-vmm"
-		measure "$k" boot vmm=hwlab to_init_ms=none "reason=\"$(grep -m1 -E 'Kernel panic|Attempted|BUG' "$k-late.con" | tr -d '"' | cut -c1-100)\""
+		measure "$k" boot vmm=hwlab to_init_ms=none "reason=\"$(grep -m1 -E 'Kernel panic|Attempted|BUG' "$k-late.con" |
+			sed 's/^\[t_ns=[0-9]*\] //; s/^\[ *[0-9.]*\] //; s/^Kernel panic - not syncing: /panic: /' |
+			tr -d '"' | cut -c1-100)\""
 		return 1
 	fi
 	pass "$k-boot" "$kver reaches the inner /init in hwlab-vmm ($(ms "$t_start" "$t_boot") ms; guest uptime $uptime s)"
@@ -263,12 +265,16 @@ qemu_boot_cell() {
 		measure "$k" boot vmm=qemu-sid to_init_ms="$(ms "$t_start" "$t_boot")" \
 			"qemu=\"$qver\"" "version=\"$kver $kpkg\""
 	else
-		why=$(grep -m1 -E 'Kernel panic|Attempted to kill|XSAVE' "$k-qemu.con" | sed 's/^\[t_ns=[0-9]*\] //' | tr -d '"' | cut -c1-100)
+		# (as "panic: MESSAGE": outer-qemu/boot.sh takes a "Kernel panic"
+		# line outside the "  con: " lines for the outer kernel's own)
+		why=$(grep -m1 -E 'Kernel panic|Attempted to kill|XSAVE' "$k-qemu.con" |
+			sed 's/^\[t_ns=[0-9]*\] //; s/^\[ *[0-9.]*\] //; s/^Kernel panic - not syncing: /panic: /' |
+			tr -d '"' | cut -c1-100)
 		measure "$k" boot vmm=qemu-sid to_init_ms=none "qemu=\"$qver\"" \
 			"reason=\"${why:-no INNER-BOOT within $(bound 240) s}\""
 		# its last words, whatever they were
-		grep -E 'XSAVE|panic|Attempted' "$k-qemu.con" | head -n 4 | sed 's/^/  qemu con: /'
-		[ -n "$why" ] || tail -n 12 "$k-qemu.con" | sed 's/^/  qemu con: /'
+		grep -E 'XSAVE|panic|Attempted' "$k-qemu.con" | head -n 4 | sed 's/^/  con: qemu: /'
+		[ -n "$why" ] || tail -n 12 "$k-qemu.con" | sed 's/^/  con: qemu: /'
 	fi
 }
 
