@@ -171,16 +171,19 @@ spread_ms() {
 }
 # stamp_of LINE : the t_ns= the VMM put before a console line
 stamp_of() { sed -n 's/^\[t_ns=\([0-9]*\)\].*/\1/p'; }
-# guest_ms CONSOLE T0 ERE : ms from T0 to the first line arriving at or
-# after T0 that matches ERE, at the time the GUEST printed it: its printk
+# guest_ms CONSOLE T0 ERE [WINDOW] : ms from T0 to the first line arriving at
+# or after T0 that matches ERE, at the time the GUEST printed it: its printk
 # time ("[ sss.uuuuuu]", printk.time=1) plus the offset of the guest's
 # clock to the outer CLOCK_MONOTONIC. That offset is the smallest
-# (arrival - printk time) over the printk lines arriving within 30 s of T0:
-# no line arrives before it is printed, so the smallest difference is the
-# closest bound (a line that found the UART idle); the window keeps the
-# two clocks' drift out. "-" without such lines.
+# (arrival - printk time) over the printk lines arriving within WINDOW s
+# (default 30) of T0: no line arrives before it is printed, so the smallest
+# difference is the closest bound (a line that found the UART idle); the
+# window keeps the two clocks' drift out. WINDOW 0: only the lines arriving
+# from T0 to the matched line itself (on a loaded machine the guest's clock
+# drifted 2-3 % from the outer one: 30 s of window put sid's Recovered 772
+# ms before the write). "-" without such lines.
 guest_ms() {
-	awk -v t0="$2" -v re="$3" '
+	awk -v t0="$2" -v re="$3" -v win="${4:-30}" '
 	# nsec S : a "sss.uuuuuu" printk time in ns
 	function nsec(s,   pp, us) {
 		split(s, pp, "."); us = pp[2]; sub(/^0+/, "", us)
@@ -207,7 +210,9 @@ guest_ms() {
 		p = a; sub(/^[0-9]+\] \[ */, "", p); sub(/\].*/, "", p)
 		# (busybox awk reads a number with a leading 0 as octal: nsec)
 		pns = nsec(p)
-		if (arr >= t0 - 30000000000 && arr <= t0 + 30000000000) {
+		if (win > 0) inwin = arr >= t0 - win * 1000000000 && arr <= t0 + win * 1000000000
+		else inwin = arr >= t0 && !found
+		if (inwin) {
 			d = arr - pns
 			if (!have || d < off) { off = d; have = 1 }
 		}

@@ -130,7 +130,7 @@ late_cell() {
 	check "$k-late-no-panic" "$kver: no oops or panic" \
 		sh -c "! grep -qE 'Kernel panic|Oops|BUG:' $k-late.con"
 	measure "$k" late vmm=hwlab recovered=$(grep -c "Memory failure: $pfn: recovery action .*: Recovered" "$k-late.con") \
-		isolated_ms="$(guest_ms "$k-late.con" "$t0" "Memory failure: $pfn: recovery action")"
+		isolated_ms="$(guest_ms "$k-late.con" "$t0" "Memory failure: $pfn: recovery action" 0)"
 	ras_cells "$k" late "$k-late.con" "$gpa" "$k-late.log"
 }
 
@@ -173,7 +173,7 @@ hwlab_inner.interval_ms=3600000 hwlab_inner.check_interval=$iv" --mce-kill early
 	check "$k-$tag-no-panic" "$kver: no oops or panic" sh -c "! grep -qE 'Kernel panic|Oops|BUG:' $k-$tag.con"
 	measure "$k" "$tag" vmm=hwlab check_interval_s="$poll" \
 		recovered=$(grep -c "Memory failure: $pfn: recovery action .*: Recovered" "$k-$tag.con") \
-		isolated_ms="$(guest_ms "$k-$tag.con" "$t0" "Memory failure: $pfn: recovery action")"
+		isolated_ms="$(guest_ms "$k-$tag.con" "$t0" "Memory failure: $pfn: recovery action" 0)"
 	[ "$iv" = 1 ] && ras_cells "$k" early "$k-$tag.con" "$gpa" "$k-$tag.log"
 }
 
