@@ -294,7 +294,10 @@ EOF
 	else
 		m_inner=none
 	fi
-	m_sig=$(grep -m1 "INNER-SIGBUS tag=target .* idx=$m_idx\$" "$m_con" | sed -n 's/.*code=\([A-Z_]*\).*/\1/p')
+	# (idx= at the line's end, or where a kernel message that landed
+	# inside the line begins: "idx=3[    9.345029] Memory failure: ...")
+	m_sig=$(grep -m1 "INNER-SIGBUS tag=target .* idx=$m_idx\(\$\|\[\)" "$m_con" |
+		sed -n 's/.*code=\([A-Z_]*\).*/\1/p')
 	m_alive=no
 	grep -q 'Kernel panic' "$m_con" || ! kill -0 "$vmm_pid" 2>/dev/null || m_alive=yes
 	echo "HWLAB-MEASURE compare guest=$guest vmm=$vmm case=$m_case gpa=$m_gpa read_from=$m_from mcg_status=${m_mcg:--}" \
@@ -391,7 +394,7 @@ hwlab_events() {
 		out=$(hwpoison-guest "$vmm_pid" "$gpa" 2>&1)
 		t0=$(echo "$out" | sed -n 's/.*"t_ns":\([0-9]*\)}/\1/p')
 		wait_outcome $he_con "$(printf '%#x' $((gpa >> 12)))"
-		wait_console $he_con "INNER-SIGBUS tag=target .* idx=$idx\$"
+		wait_console $he_con "INNER-SIGBUS tag=target .* idx=$idx\(\$\|\[\)"
 		wait_for $he_log '"event":"sigbus"' "\"gpa\":\"$gpa\"" '"action":"inject"'
 		t_inj=$(json_line $he_log '"event":"sigbus"' "\"gpa\":\"$gpa\"" '"action":"inject"' |
 			sed -n 's/.*"t_ns":\([0-9]*\)}/\1/p')
