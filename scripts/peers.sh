@@ -20,28 +20,14 @@ shift
 [ $# -gt 0 ] || set -- trixie sid
 # what runs: QEMU, the embedded libvirt driver and the libvirt client library
 pkgs=(qemu-system-x86 libvirt-daemon-driver-qemu libvirt0)
-replace() {
-	if cmp -s "$1.new" "$1"; then
-		rm -f "$1.new"
-	else
-		mv "$1.new" "$1"
-		touch "$dir/.changed"
-	fi
-}
-[ -e "$dir/.changed" ] || { mkdir -p "$dir"; touch "$dir/.changed"; }
+prog=peers
+. "$here/suite-files.sh"
 for suite in "$@"; do
 	mkdir -p "$dir/$suite"
 	rc=0
 	sysroot=$("$here/debian-suite.sh" sysroot "$suite" "${pkgs[@]}" 2>"$dir/$suite/err") || rc=$?
 	if [ $rc -ne 0 ]; then
-		reason=$(grep 'debian-suite: error' "$dir/$suite/err" | tail -n 1)
-		[ -n "$reason" ] || reason="debian-suite.sh sysroot $suite failed with status $rc"
-		echo "peers: $suite: $reason" >&2
-		[ $rc -eq 3 ] || { cat "$dir/$suite/err" >&2; exit 1; }
-		echo "$reason" >"$dir/$suite/unavailable.new"
-		replace "$dir/$suite/unavailable"
-		[ -e "$dir/$suite/sysroot" ] && touch "$dir/.changed"
-		rm -f "$dir/$suite/sysroot" "$dir/$suite/versions"
+		suite_unavailable "$suite" $rc sysroot sysroot versions
 		continue
 	fi
 	echo "$sysroot" >"$dir/$suite/sysroot.new"
@@ -51,7 +37,6 @@ for suite in "$@"; do
 		grep -E '^(qemu-system-x86|libvirt0)=' "$sysroot/.hwlab-versions"
 	} >"$dir/$suite/versions.new"
 	replace "$dir/$suite/versions"
-	[ -e "$dir/$suite/unavailable" ] && touch "$dir/.changed"
-	rm -f "$dir/$suite/unavailable" "$dir/$suite/err"
+	suite_available "$suite"
 	echo "peers: $suite: $(grep -v '^suite=' "$dir/$suite/versions" | tr '\n' ' ')"
 done
