@@ -7,7 +7,9 @@ Reads the guest_matrix scenario's "HWLAB-MEASURE guest-matrix kernel=K
 cell=C key=value..." lines (all from one outer-VM boot) and the check lines
 named after them, and prints one row per guest kernel (our bzImage, then
 Debian bookworm, trixie, sid) with its version, its boot time to the inner
-/init in hwlab-vmm and in sid's QEMU, and for each case whether hwlab-vmm's
+/init in hwlab-vmm and in sid's QEMU (the median of the boot samples
+taken in turn, the guest's median uptime at /init, each sample) and the
+check K-boot-parity, and for each case whether hwlab-vmm's
 guest recovered (every check of that cell passed), with the time from the
 corrupt-pfn write to the guest's own record of isolating the page. A cell
 the run did not reach prints "-"; one that failed prints "FAIL". Exit 1 if
@@ -73,13 +75,31 @@ def ras_state(kernel, checks):
     return f"records ({got.count('PASS')} checks)"
 
 
+def seconds(ms):
+    """"12345" as "12.3", ">240000" as ">240.0", "none" as "none"."""
+    if ms.startswith(">"):
+        return ">" + seconds(ms[1:])
+    return ms if not ms.isdigit() else f"{int(ms) / 1000:.1f}"
+
+
 def boot(cells, kernel, vmm):
+    """The median time to the inner /init, the guest's median uptime there and the samples."""
     kv = cells.get((kernel, "boot", vmm))
     if not kv:
         return "-"
     if kv.get("to_init_ms", "none") == "none":
         return "no boot: " + kv.get("reason", "?")
-    return f"{int(kv['to_init_ms']) / 1000:.1f} s"
+    out = f"{seconds(kv['to_init_ms'])} s"
+    if kv.get("guest_uptime_ms"):
+        out += f" (uptime {seconds(kv['guest_uptime_ms'])} s)"
+    if kv.get("samples"):
+        out += " of " + ", ".join(seconds(m) for m in kv["samples"].split(","))
+    return out
+
+
+def parity(kernel, checks):
+    got = checks.get(f"{kernel}-boot-parity")
+    return got[-1] if got else "-"
 
 
 def rows(cells, checks):
@@ -92,7 +112,8 @@ def rows(cells, checks):
         version = boot_hw.get("version") or boot_q.get("version") or "?"
         row = {"kernel": k, "version": version,
                "boot hwlab-vmm": boot(cells, k, "hwlab"),
-               "boot QEMU " + boot_q.get("qemu", "sid"): boot(cells, k, "qemu-sid")}
+               "boot QEMU " + boot_q.get("qemu", "sid"): boot(cells, k, "qemu-sid"),
+               "boot parity": parity(k, checks)}
         for cell, title, tkey in CASES:
             state = case_state(k, cell, checks)
             kv = cells.get((k, cell, "hwlab"), {})

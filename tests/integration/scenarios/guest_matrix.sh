@@ -22,19 +22,27 @@
 # compare like with like (trixie's 6.12 in one outer boot: 17.2 s on anon
 # 4 KiB pages against QEMU 11.1's 11.1 s; 10.4 s on thp against its 10.1 s:
 # each first touch of guest RAM is a nested page fault under TCG)
-matrix=quick only= cases="smp huge default" backing="--backing thp"
+# hwlab.matrix_samples=N: boot samples per VMM and kernel (quick 2, full 3)
+# hwlab.matrix_boot_only=1: only the boot samples and K-boot-parity
+matrix=quick only= cases="smp huge default" backing="--backing thp" samples_opt= boot_only=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	hwlab.matrix=*) matrix=${arg#*=} ;;
 	hwlab.matrix_kernels=*) only=$(echo "${arg#*=}" | tr , ' ') ;;
 	hwlab.matrix_cases=*) cases=$(echo "${arg#*=}" | tr , ' ') ;;
 	hwlab.matrix_backing=*) backing="--backing ${arg#*=}" ;;
+	hwlab.matrix_samples=*) samples_opt=${arg#*=} ;;
+	hwlab.matrix_boot_only=*) boot_only=${arg#*=} ;;
 	esac
 done
 case $matrix in
 quick) kernels="sid" ;;
 full) kernels="ours bookworm trixie sid" ;;
 *) echo "HWLAB-ERROR hwlab.matrix must be quick or full, not '$matrix'"; exit 2 ;;
+esac
+case $samples_opt in
+'' | [1-9] | [1-9][0-9]) ;;
+*) echo "HWLAB-ERROR hwlab.matrix_samples must be a whole number 1..99, not '$samples_opt'"; exit 2 ;;
 esac
 [ -n "$only" ] && kernels=$only
 VMM_TIMEOUT=600
@@ -106,7 +114,9 @@ late_cell() {
 		return 1
 	fi
 	pass "$k-boot" "$kver reaches the inner /init in hwlab-vmm ($(ms "$t_start" "$t_boot") ms; guest uptime $uptime s)"
-	measure "$k" boot vmm=hwlab to_init_ms="$(ms "$t_start" "$t_boot")" guest_uptime_s="$uptime" \
+	# (this boot carries rasdaemon's append; the boot-time cell is
+	# boot_parity's, this one is the late kill's own)
+	measure "$k" late-boot vmm=hwlab to_init_ms="$(ms "$t_start" "$t_boot")" guest_uptime_s="$uptime" \
 		"version=\"$kver $kpkg\""
 	gpa=$(page_field "$k-late.con" 2 gpa)
 	pfn=$(gpa_pfn "$gpa")
@@ -234,48 +244,196 @@ hwlab_inner.restart=0 hwlab_inner.on_sigbus=recover hwlab_inner.interval_ms=200"
 	measure "$k" hugetlb vmm=hwlab recovered="$n" spread_ms="$(spread_ms "$k-huge.log")"
 }
 
-# qemu_boot_cell K : the same kernel, initramfs and append in sid's QEMU
-# (-accel kvm -cpu host, as compare runs it): time to the inner /init
-qemu_boot_cell() {
-	k=$1
-	if ! peer_ready sid; then
-		skip "$k-qemu-boot" "$peer_reason"
-		measure "$k" boot vmm=qemu-sid to_init_ms=none "reason=\"$peer_reason\""
-		return
+# --- boot time: hwlab-vmm against sid's QEMU, like for like ---------------
+# Each VMM boots the same kernel, initramfs and command line (BOOT_APPEND)
+# with 128 MiB of RAM on THP (QEMU madvises its RAM MADV_HUGEPAGE; hwlab-vmm
+# gets --backing thp; each sample reports the AnonHugePages it had at /init)
+# and one vCPU, until the inner init's first line (INNER-BOOT); then it is
+# stopped. A sample's time runs from just before the VMM is launched (the
+# same hwlab-stamp clock as the console's stamps) to that line's arrival;
+# the guest's own uptime at /init rides along. Samples alternate ABBA
+# (hwlab, QEMU, QEMU, hwlab, hwlab, QEMU...) so a load that grows or fades
+# through the run weighs on both alike; the medians are compared.
+BOOT_APPEND="$MATRIX_APPEND hwlab_inner.pages=8"
+# BOOT_PARITY_TOL_PCT: hwlab-vmm's median may exceed QEMU's by this much.
+# Measured (tests/guest_matrix.py prints every sample): in one outer boot
+# the samples of one VMM and kernel spread 3-9 % around their median on an
+# idle machine, and the medians of 3 then differ by less than that between
+# two runs; 10 % keeps a real loss of a second in a 10 s boot visible.
+BOOT_PARITY_TOL_PCT=10
+samples=2
+[ "$matrix" = full ] && samples=3
+[ -n "$samples_opt" ] && samples=$samples_opt
+
+# wait_boot CONSOLE PID BOUND_S : until the inner init's first line, a panic,
+# the process's end or BOUND_S seconds of the outer clock (a poll count
+# slows down on a loaded machine; the clock does not)
+wait_boot() {
+	wb_end=$(($(cut -d. -f1 /proc/uptime) + $3))
+	while ! grep -q 'INNER-BOOT\|Kernel panic\|Attempted to kill' "$1" &&
+		kill -0 "$2" 2>/dev/null && [ "$(cut -d. -f1 /proc/uptime)" -lt "$wb_end" ]; do
+		sleep 0.2
+	done
+}
+# thp_kb PID : the process's anonymous THP (kB) now, "?" if it is gone
+thp_kb() { sed -n 's/^AnonHugePages: *\([0-9]*\) kB/\1/p' "/proc/$1/smaps_rollup" 2>/dev/null | grep . || echo '?'; }
+# why_no_boot CONSOLE : the panic line, quotes dropped (as "panic: MESSAGE":
+# outer-qemu/boot.sh takes a "Kernel panic" line outside the "  con: " lines
+# for the outer kernel's own), or nothing
+why_no_boot() {
+	grep -m1 -E 'Kernel panic|Attempted to kill' "$1" |
+		sed 's/^\[t_ns=[0-9]*\] //; s/^\[ *[0-9.]*\] //; s/^Kernel panic - not syncing: /panic: /' |
+		tr -d '"' | cut -c1-100
+}
+# sample_line VMM K I CONSOLE T_START PID : one "cell=boot-sample" line: ms
+# to INNER-BOOT (or "none" and why), the guest's uptime there, the VMM's THP
+sample_line() {
+	sl_t=$(grep -m1 'INNER-BOOT' "$4" | stamp_of)
+	if [ -n "$sl_t" ]; then
+		measure "$2" boot-sample vmm="$1" n="$3" to_init_ms="$(ms "$5" "$sl_t")" \
+			guest_uptime_s="$(sed -n 's/.*INNER-BOOT .*uptime=\([0-9.]*\).*/\1/p' "$4" | head -n 1)" \
+			thp_kb="$6"
+	else
+		sl_why=$(why_no_boot "$4")
+		measure "$2" boot-sample vmm="$1" n="$3" to_init_ms=none \
+			"reason=\"${sl_why:-no INNER-BOOT within $bs_bound s}\""
+		[ -n "$sl_why" ] || tail -n 6 "$4" | sed "s/^/  con: $1: /"
 	fi
-	qver=$(peer_version sid qemu-system-x86)
-	: >"$k-qemu.con"
+}
+
+# boot_hwlab K I : sample I of K's boot in hwlab-vmm
+boot_hwlab() {
+	bh=$1-boot-hwlab-$2
+	: >"$bh.con"
+	t_start=$(echo start | hwlab-stamp | stamp_of)
+	# shellcheck disable=SC2086
+	timeout -s KILL "$(bound 600)" hwlab-vmm --kernel "$LINUX_KERNEL" --initrd "$LINUX_INITRD" \
+		--mem 128 --vcpus 1 $backing --console "$bh.con" --console-stamp \
+		--append "$(linux_append "$BOOT_APPEND")" >"$bh.log" 2>"$bh.log.err" &
+	vmm_pid=$!
+	wait_boot "$bh.con" "$vmm_pid" "$bs_bound"
+	bh_pid=$(sed -n 's/.*"event":"vmm_start".*"pid":\([0-9]*\),.*/\1/p' "$bh.log")
+	bh_thp=$(thp_kb "${bh_pid:-0}")
+	kill -TERM "$vmm_pid" 2>/dev/null
+	wait "$vmm_pid"
+	sample_line hwlab "$1" "$2" "$bh.con" "$t_start" "$bh_thp"
+	# the port exits that reached hwlab-vmm, busiest ports first (to_init
+	# and beyond: the VMM counts until it is stopped, just after INNER-BOOT)
+	bh_exits=$(json_line "$bh.log" '"event":"io_exits"')
+	measure "$1" boot-exits vmm=hwlab n="$2" \
+		port_exits="$(report_value "$bh_exits" port_exits)" \
+		"busiest=\"$(printf '%s\n' "$bh_exits" | sed -n 's/.*"busiest":{\([^}]*\)}.*/\1/p' | tr -d '"')\""
+}
+
+# boot_qemu K I : sample I of K's boot in sid's QEMU (-accel kvm -cpu host,
+# as compare runs it; the pc machine's own firmware, no devices)
+boot_qemu() {
+	bq=$1-boot-qemu-$2
+	: >"$bq.con"
+	rm -f /tmp/qemu-boot.pid
 	t_start=$(echo start | hwlab-stamp | stamp_of)
 	peer_qemu sid -accel kvm -cpu host -m 128 -smp 1 -nodefaults -nographic -no-reboot \
 		-serial stdio -kernel "$LINUX_KERNEL" -initrd "$LINUX_INITRD" \
-		-append "$(linux_append "$MATRIX_APPEND hwlab_inner.pages=8")" -pidfile /tmp/qemu-boot.pid 2>&1 |
-		hwlab-stamp >"$k-qemu.con" &
+		-append "$(linux_append "$BOOT_APPEND")" -pidfile /tmp/qemu-boot.pid 2>&1 |
+		hwlab-stamp >"$bq.con" &
 	vmm_pid=$!
-	# until its init or its panic, or QEMU ends; bounded by the clock (240 s
-	# times the time factor; a loaded machine slows a poll count down too)
-	qb_end=$(($(cut -d. -f1 /proc/uptime) + $(bound 240)))
-	while ! grep -q 'INNER-BOOT\|Kernel panic\|Attempted to kill' "$k-qemu.con" &&
-		kill -0 "$vmm_pid" 2>/dev/null && [ "$(cut -d. -f1 /proc/uptime)" -lt "$qb_end" ]; do
-		sleep 0.5
-	done
-	t_boot=$(grep -m1 'INNER-BOOT' "$k-qemu.con" | stamp_of)
-	kill "$(cat /tmp/qemu-boot.pid 2>/dev/null)" 2>/dev/null
+	wait_boot "$bq.con" "$vmm_pid" "$bs_bound"
+	bq_pid=$(cat /tmp/qemu-boot.pid 2>/dev/null)
+	bq_thp=$(thp_kb "${bq_pid:-0}")
+	[ -n "$bq_pid" ] && kill "$bq_pid" 2>/dev/null
 	wait "$vmm_pid" 2>/dev/null
-	if [ -n "$t_boot" ]; then
-		measure "$k" boot vmm=qemu-sid to_init_ms="$(ms "$t_start" "$t_boot")" \
-			"qemu=\"$qver\"" "version=\"$kver $kpkg\""
+	sample_line qemu-sid "$1" "$2" "$bq.con" "$t_start" "$bq_thp"
+	# a kernel that panics in QEMU panics every time: no more samples
+	[ -z "$(why_no_boot "$bq.con")" ]
+}
+
+# median FILE : the median of the numbers in FILE, one a line ("none" if
+# there are none); of an even count, the mean of the middle two
+median() {
+	sort -n "$1" | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "none"; exit }
+		lo = v[int((NR + 1) / 2)]; hi = v[int(NR / 2) + 1]
+		if (hi == 999999999) print "over"
+		else printf "%d\n", (lo + hi) / 2 }'
+}
+
+# boot_parity K : $samples boots of K in each VMM, alternating; the medians,
+# and the check K-boot-parity
+boot_parity() {
+	k=$1
+	bs_log=$k-boot-samples.txt
+	: >"$bs_log"
+	qemu_ok=1 qemu_why=
+	if ! peer_ready sid; then
+		qemu_ok=0 qemu_why=$peer_reason
 	else
-		# (as "panic: MESSAGE": outer-qemu/boot.sh takes a "Kernel panic"
-		# line outside the "  con: " lines for the outer kernel's own)
-		why=$(grep -m1 -E 'Kernel panic|Attempted to kill|XSAVE' "$k-qemu.con" |
-			sed 's/^\[t_ns=[0-9]*\] //; s/^\[ *[0-9.]*\] //; s/^Kernel panic - not syncing: /panic: /' |
-			tr -d '"' | cut -c1-100)
-		measure "$k" boot vmm=qemu-sid to_init_ms=none "qemu=\"$qver\"" \
-			"reason=\"${why:-no INNER-BOOT within $(bound 240) s}\""
-		# its last words, whatever they were
-		grep -E 'XSAVE|panic|Attempted' "$k-qemu.con" | head -n 4 | sed 's/^/  con: qemu: /'
-		[ -n "$why" ] || tail -n 12 "$k-qemu.con" | sed 's/^/  con: qemu: /'
+		qver=$(peer_version sid qemu-system-x86)
 	fi
+	bp_t0=$(cut -d. -f1 /proc/uptime)
+	# a sample's bound: 240 s (times the time factor) for the first; then
+	# 4 times the slowest boot of either VMM so far, at least 60 s: a VMM
+	# that takes longer is slower than the other by more than any
+	# tolerance, and counts as slower (QEMU 11.1 once sat 10 minutes on a
+	# stock kernel here), without costing the run 10 minutes more
+	bs_bound=$(bound 240)
+	i=1
+	while [ $i -le "$samples" ]; do
+		if [ $((i % 2)) = 1 ]; then order="hwlab qemu"; else order="qemu hwlab"; fi
+		for v in $order; do
+			if [ $v = hwlab ]; then
+				boot_hwlab "$k" $i | tee -a "$bs_log"
+			elif [ $qemu_ok = 1 ]; then
+				boot_qemu "$k" $i | tee -a "$bs_log"
+				why=$(why_no_boot "$k-boot-qemu-$i.con")
+				if [ -n "$why" ]; then
+					qemu_ok=0 qemu_why="QEMU $qver cannot boot $kver: $why"
+					grep -E 'XSAVE|panic|Attempted' "$k-boot-qemu-$i.con" | head -n 4 | sed 's/^/  con: qemu: /'
+				fi
+			fi
+			slowest=$(sed -n 's/.* cell=boot-sample .*to_init_ms=\([0-9][0-9]*\).*/\1/p' "$bs_log" | sort -n | tail -n 1)
+			if [ -n "$slowest" ]; then
+				bs_bound=$((slowest * 4 / 1000))
+				[ $bs_bound -ge 60 ] || bs_bound=60
+			fi
+		done
+		i=$((i + 1))
+	done
+	# per VMM: the samples in the order taken (a boot that did not reach
+	# init within its bound counts as slower than every one that did)
+	for v in hwlab qemu-sid; do
+		grep " cell=boot-sample vmm=$v " "$bs_log" >"$k-$v.samples"
+		sed -n 's/.* to_init_ms=\([0-9][0-9]*\).*/\1/p' "$k-$v.samples" >"$k-$v.ms"
+		n_none=$(grep -c 'to_init_ms=none' "$k-$v.samples")
+		i=0
+		while [ $i -lt "$n_none" ]; do echo 999999999 >>"$k-$v.ms"; i=$((i + 1)); done
+		sed -n 's/.* guest_uptime_s=\([0-9.]*\).*/\1/p' "$k-$v.samples" | awk '{ printf "%d\n", $1 * 1000 }' >"$k-$v.up"
+	done
+	hw_med=$(median "$k-hwlab.ms") q_med=$(median "$k-qemu-sid.ms")
+	hw_up=$(median "$k-hwlab.up") q_up=$(median "$k-qemu-sid.up")
+	# ("none" for a VMM with no boot at all; "over": its median sample
+	# did not boot within its bound)
+	[ "$hw_med" = over ] && hw_med=none
+	[ "$q_med" = over ] && q_med=">${bs_bound}000"
+	measure "$k" boot vmm=hwlab to_init_ms="$hw_med" guest_uptime_ms="$hw_up" \
+		samples="$(tr '\n' ',' <"$k-hwlab.ms" | sed 's/999999999/none/g; s/,$//')" \
+		"version=\"$kver $kpkg\""
+	if [ $qemu_ok = 0 ] && ! grep -q 'to_init_ms=[0-9]' "$k-qemu-sid.samples"; then
+		measure "$k" boot vmm=qemu-sid to_init_ms=none "qemu=\"$qver\"" "reason=\"$qemu_why\""
+		skip "$k-boot-parity" "$qemu_why"
+	else
+		measure "$k" boot vmm=qemu-sid to_init_ms="$q_med" guest_uptime_ms="$q_up" \
+			samples="$(tr '\n' ',' <"$k-qemu-sid.ms" | sed 's/999999999/none/g; s/,$//')" \
+			"qemu=\"$qver\"" "version=\"$kver $kpkg\""
+		if [ "$hw_med" = none ]; then
+			fail "$k-boot-parity" "$kver reaches the inner /init in hwlab-vmm (no sample did)"
+		else
+			q_lim=$q_med
+			case $q_med in '>'*) q_lim=${q_med#>} ;; esac
+			check "$k-boot-parity" "$kver to the inner /init, median of $samples: hwlab-vmm $hw_med ms <= QEMU $qver $q_med ms + $BOOT_PARITY_TOL_PCT % (guest uptime at /init: $hw_up ms, $q_up ms)" \
+				test "$hw_med" -le $((q_lim * (100 + BOOT_PARITY_TOL_PCT) / 100))
+		fi
+	fi
+	echo "  boot samples of $k: $(($(cut -d. -f1 /proc/uptime) - bp_t0)) s"
 }
 
 # ras_cells K CASE CONSOLE GPA LOG : what the guest's own rasdaemon recorded
@@ -293,7 +451,8 @@ for k in $kernels; do
 		continue
 	fi
 	echo "  $kver: $LINUX_KERNEL, $LINUX_INITRD"
-	qemu_boot_cell "$k"
+	boot_parity "$k"
+	[ "$boot_only" = 1 ] && continue
 	late_cell "$k" || continue
 	echo 1 >/proc/sys/vm/memory_failure_early_kill
 	early_cell "$k" 1
