@@ -277,6 +277,20 @@ wait_boot() {
 }
 # thp_kb PID : the process's anonymous THP (kB) now, "?" if it is gone
 thp_kb() { sed -n 's/^AnonHugePages: *\([0-9]*\) kB/\1/p' "/proc/$1/smaps_rollup" 2>/dev/null | grep . || echo '?'; }
+# kvm_stats PID : what KVM counted for the process's VM so far (its debugfs
+# directory PID-FD, vCPU counts summed), as KEY=VALUE: every exit to KVM
+# by kind, and the time the vCPU sat halted (what the guest waited on),
+# the same for either VMM
+KVM_STATS="exits io_exits mmio_exits halt_exits irq_exits irq_window_exits signal_exits
+nmi_window_exits request_irq_exits insn_emulation halt_wait_ns pf_taken"
+kvm_stats() {
+	ks_dir=$(ls -d /sys/kernel/debug/kvm/"$1"-* 2>/dev/null | head -n 1)
+	[ -n "$ks_dir" ] || { echo "kvm_stats=none"; return; }
+	for ks in $KVM_STATS; do
+		[ -f "$ks_dir/$ks" ] && printf '%s=%s ' "$ks" "$(cat "$ks_dir/$ks")"
+	done
+	echo
+}
 # why_no_boot CONSOLE : the panic line, quotes dropped (as "panic: MESSAGE":
 # outer-qemu/boot.sh takes a "Kernel panic" line outside the "  con: " lines
 # for the outer kernel's own), or nothing
@@ -285,19 +299,24 @@ why_no_boot() {
 		sed 's/^\[t_ns=[0-9]*\] //; s/^\[ *[0-9.]*\] //; s/^Kernel panic - not syncing: /panic: /' |
 		tr -d '"' | cut -c1-100
 }
-# sample_line VMM K I CONSOLE T_START PID : one "cell=boot-sample" line: ms
-# to INNER-BOOT (or "none" and why), the guest's uptime there, the VMM's THP
+# sample_line VMM K I CONSOLE T_START THP_KB STATS [SETUP] : one
+# "cell=boot-sample" line: ms to INNER-BOOT (or "none" and why), the
+# guest's uptime there, the VMM's THP and KVM's counts then (and hwlab-vmm's
+# time from its launch to its vmm_start line, its own setup)
 sample_line() {
 	sl_t=$(grep -m1 'INNER-BOOT' "$4" | stamp_of)
 	if [ -n "$sl_t" ]; then
-		measure "$2" boot-sample vmm="$1" n="$3" to_init_ms="$(ms "$5" "$sl_t")" \
+		measure "$2" boot-sample vmm="$1" n="$3" to_init_ms="$(ms "$5" "$sl_t")" $8 \
 			guest_uptime_s="$(sed -n 's/.*INNER-BOOT .*uptime=\([0-9.]*\).*/\1/p' "$4" | head -n 1)" \
-			thp_kb="$6"
+			thp_kb="$6" $7
 	else
 		sl_why=$(why_no_boot "$4")
 		measure "$2" boot-sample vmm="$1" n="$3" to_init_ms=none \
 			"reason=\"${sl_why:-no INNER-BOOT within $bs_bound s}\""
-		[ -n "$sl_why" ] || tail -n 6 "$4" | sed "s/^/  con: $1: /"
+		# its first words and its init's, if any (a line that never came,
+		# or one that came mangled)
+		[ -n "$sl_why" ] || { echo "  con: $1: $(grep -c . "$4") lines"
+			{ head -n 3 "$4"; grep -m 3 'INNER-' "$4"; } | cut -c1-160 | sed "s/^/  con: $1: /"; }
 	fi
 }
 
@@ -314,9 +333,11 @@ boot_hwlab() {
 	wait_boot "$bh.con" "$vmm_pid" "$bs_bound"
 	bh_pid=$(sed -n 's/.*"event":"vmm_start".*"pid":\([0-9]*\),.*/\1/p' "$bh.log")
 	bh_thp=$(thp_kb "${bh_pid:-0}")
+	bh_stats=$(kvm_stats "${bh_pid:-0}")
 	kill -TERM "$vmm_pid" 2>/dev/null
 	wait "$vmm_pid"
-	sample_line hwlab "$1" "$2" "$bh.con" "$t_start" "$bh_thp"
+	bh_setup=$(sed -n 's/.*"event":"vmm_start".*"t_ns":\([0-9]*\)}.*/\1/p' "$bh.log")
+	sample_line hwlab "$1" "$2" "$bh.con" "$t_start" "$bh_thp" "$bh_stats" "setup_ms=$(ms "$t_start" "$bh_setup")"
 	# the port exits that reached hwlab-vmm, busiest ports first (to_init
 	# and beyond: the VMM counts until it is stopped, just after INNER-BOOT)
 	bh_exits=$(json_line "$bh.log" '"event":"io_exits"')
@@ -340,9 +361,10 @@ boot_qemu() {
 	wait_boot "$bq.con" "$vmm_pid" "$bs_bound"
 	bq_pid=$(cat /tmp/qemu-boot.pid 2>/dev/null)
 	bq_thp=$(thp_kb "${bq_pid:-0}")
+	bq_stats=$(kvm_stats "${bq_pid:-0}")
 	[ -n "$bq_pid" ] && kill "$bq_pid" 2>/dev/null
 	wait "$vmm_pid" 2>/dev/null
-	sample_line qemu-sid "$1" "$2" "$bq.con" "$t_start" "$bq_thp"
+	sample_line qemu-sid "$1" "$2" "$bq.con" "$t_start" "$bq_thp" "$bq_stats"
 	# a kernel that panics in QEMU panics every time: no more samples
 	[ -z "$(why_no_boot "$bq.con")" ]
 }
@@ -469,7 +491,7 @@ done
 
 # the kernel's default poll, as a user's guest has it: an AO waits for it.
 # The guests wait side by side, so the matrix waits one poll, not four.
-if [ "$matrix" = full ] && [ -z "${cases##*default*}" ]; then
+if [ "$matrix" = full ] && [ -z "${cases##*default*}" ] && [ "$boot_only" != 1 ]; then
 	echo "== the default check_interval (one AO per kernel, side by side)"
 	echo 1 >/proc/sys/vm/memory_failure_early_kill
 	pids=
