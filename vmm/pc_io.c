@@ -3,17 +3,15 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "kvm_ioctl.h"
-#include "log.h"
 #include "report.h"
 #include "uart_8250.h"
 #include "vm.h"
 
 #define PORT_PCI_CONF1_ADDR	0xcf8	/* conf1's address register, 32 bits */
+#define PORT_PCI_CONF1_DATA	0xcfc	/* its data window, 0xcfc..0xcff */
+#define PCI_CONF1_ENABLE	0x80000000u
 #define PORT_POST		0x80	/* POST codes; Linux's io_delay() */
 #define PORT_KBD_DATA		0x60
 #define PORT_KBD_STATUS		0x64
@@ -54,6 +52,36 @@ static uint8_t cmos_read(uint8_t index)
 	case CMOS_REG_D: return CMOS_D_VALID;
 	}
 	return 0;
+}
+
+/*
+ * 00:00.0's configuration space (pc_io.h says why it is there): a host
+ * bridge (class 06/00, one function, no BARs) whose capability list
+ * (status bit 4, pointer at 0x34) is one AGP capability (ID 2, AGP 3.0,
+ * no next) at 0x40 with status, command and APSIZE (cap + 0x14) all 0: an
+ * aperture at bus address 0, which Linux's read_agp() finds invalid and
+ * ignores. Little-endian, as the guest reads it; the rest reads 0.
+ */
+#define HOST_BRIDGE_AGP_CAP	0x40
+static const uint8_t host_bridge[0x58] = {
+	[0x00] = 0x36, [0x01] = 0x1b,	/* vendor 0x1b36 (Red Hat: QEMU's devices) */
+	[0x02] = 0x08, [0x03] = 0x00,	/* device 0x0008, "QEMU PCIe host bridge" */
+	[0x06] = 0x10,			/* status: a capability list */
+	[0x0b] = 0x06,			/* class 06 (bridge), subclass 00 (host) */
+	[0x34] = HOST_BRIDGE_AGP_CAP,
+	[HOST_BRIDGE_AGP_CAP] = 0x02,	/* PCI_CAP_ID_AGP, next 0 */
+	[HOST_BRIDGE_AGP_CAP + 2] = 0x30,	/* AGP 3.0 */
+};
+
+int pc_io_conf1_byte(uint32_t addr, unsigned int offset, uint8_t *b)
+{
+	unsigned int bus = (addr >> 16) & 0xff, devfn = (addr >> 8) & 0xff;
+	unsigned int reg = (addr & 0xfc) + (offset & 3);
+
+	if (!(addr & PCI_CONF1_ENABLE) || bus || devfn)
+		return 0;
+	*b = reg < sizeof(host_bridge) ? host_bridge[reg] : 0;
+	return 1;
 }
 
 /* Report the first access to each absent port or page; count all. */
@@ -127,6 +155,10 @@ static int port_byte(struct vcpu *v, uint16_t port, int is_write, uint8_t *b, un
 		if (!is_write)
 			*b = 0;
 		return 0;
+	case PORT_PCI_CONF1_DATA ... PORT_PCI_CONF1_DATA + 3:
+		if (!is_write && pc_io_conf1_byte(vm->pci_conf1_addr, port - PORT_PCI_CONF1_DATA, b))
+			return 0;
+		break;	/* no other function: all ones, as for no device */
 	}
 	if (!is_write)
 		*b = 0xff;
@@ -143,6 +175,16 @@ int pc_io_port(struct vcpu *v)
 
 	__atomic_fetch_add(&v->vm->io_seen.port_exits, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&v->vm->io_seen.exits_by_port[run->io.port], 1, __ATOMIC_RELAXED);
+	/*
+	 * conf1's address latch: a 32-bit write to 0xcf8 only (narrower ones
+	 * are other devices' ports on a PC: pci_check_type2() writes bytes
+	 * there). Its reads stay absent, all ones: pc_io.h says why.
+	 */
+	if (run->io.port == PORT_PCI_CONF1_ADDR && run->io.size == 4 && run->io.count == 1 &&
+	    is_write) {
+		memcpy(&v->vm->pci_conf1_addr, data, 4);
+		return 0;
+	}
 	/* a wider access is as many byte accesses; "rep ins/outs": count of them */
 	for (i = 0; i < run->io.count; i++)
 		for (j = 0; j < run->io.size; j++)
@@ -194,28 +236,4 @@ void pc_io_report_exits(const struct pc_io_seen *seen)
 		b += sprintf(b, "%s\"%#x\":%u", i ? "," : "", ports[i],
 			     seen->exits_by_port[ports[i]]);
 	report("io_exits", "\"port_exits\":%lu,\"busiest\":{%s}", seen->port_exits, busiest);
-}
-
-int pc_io_setup(struct vm *vm)
-{
-	struct kvm_ioeventfd dropped = {
-		.addr = PORT_PCI_CONF1_ADDR, .len = 4, .flags = KVM_IOEVENTFD_FLAG_PIO,
-	};
-	int fd;
-
-	if (kvm_ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_IOEVENTFD) <= 0)
-		return 0;	/* every write comes to us, and is dropped here */
-	fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (fd < 0) {
-		pr_errno("eventfd for the PCI address port");
-		return -1;
-	}
-	dropped.fd = fd;
-	if (kvm_ioctl(vm->vm_fd, KVM_IOEVENTFD, &dropped) < 0) {
-		close(fd);
-		return -1;
-	}
-	/* KVM holds its own reference: the count it adds up is nobody's */
-	close(fd);
-	return 0;
 }

@@ -75,7 +75,7 @@ int vm_create(struct vm *vm, const struct vmm_options *opt)
 	if (choose_mce_style(vm))
 		return -1;
 	/* the interrupt hardware must exist before the first vCPU */
-	if (vm->kind == GUEST_KIND_LINUX && (irqchip_create(vm) || pc_io_setup(vm)))
+	if (vm->kind == GUEST_KIND_LINUX && irqchip_create(vm))
 		return -1;
 	return guest_ram_create(vm);
 }

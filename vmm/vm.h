@@ -71,6 +71,7 @@ struct vm {
 	/* Linux guests: the PC devices (pc_io.c) and interrupt hardware (irqchip.c) */
 	struct uart_8250 uart;
 	uint8_t cmos_index;
+	uint32_t pci_conf1_addr;	/* conf1's address latch (pc_io.h) */
 	int console_in_fd;		/* --console-in, read by its own thread */
 	pthread_mutex_t io_lock;	/* guards io_seen */
 	struct pc_io_seen io_seen;

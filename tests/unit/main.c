@@ -39,6 +39,7 @@ int main(void)
 	run("CPUID: XSAVE as the vCPU can enable it (outer VM's KVM)", test_cpuid_xsave);
 	run("port exits: the busiest ports", test_pc_io_busiest);
 	run("no keyboard controller, found in a few port exits; its reset line", test_pc_io_i8042);
+	run("the AGP aperture search ends at its first probe; still no PCI", test_pc_io_agp_search);
 	printf("unit: %u passed, %u failed\n", unit_passed, unit_failed);
 	return unit_failed != 0;
 }

@@ -93,3 +93,129 @@ void test_pc_io_i8042(void)
 	CHECK_EQ(inb(&v, I8042_STATUS) & I8042_STR_IBF, 0);
 	CHECK(!io_failed, "a read asked for a reset");
 }
+
+/* a port access of SIZE bytes (1, 2, 4), as KVM_EXIT_IO hands it over */
+static uint32_t pio(struct vcpu *v, int out, uint16_t port, unsigned int size, uint32_t val)
+{
+	io_run.run.exit_reason = KVM_EXIT_IO;
+	io_run.run.io.direction = out ? KVM_EXIT_IO_OUT : KVM_EXIT_IO_IN;
+	io_run.run.io.size = size;
+	io_run.run.io.port = port;
+	io_run.run.io.count = 1;
+	io_run.run.io.data_offset = 2048;
+	memcpy(&io_run.bytes[2048], &val, 4);
+	io_failed |= pc_io_port(v) != 0;
+	memcpy(&val, &io_run.bytes[2048], 4);
+	return size == 4 ? val : val & ((1u << (size * 8)) - 1);
+}
+
+/* Linux's read_pci_config*() (arch/x86/pci/early.c): an address write, a data read */
+static uint32_t early_read(struct vcpu *v, int bus, int slot, int func, int off, unsigned int size)
+{
+	pio(v, 1, 0xcf8, 4, 0x80000000u | bus << 16 | slot << 11 | func << 8 | off);
+	return pio(v, 0, 0xcfc + (off & (4 - size)), size, 0x5a5a5a5a);
+}
+
+#define PCI_CLASS_BRIDGE_HOST	0x0600
+#define PCI_CLASS_BRIDGE_OTHER	0x0680
+#define PCI_CAP_ID_AGP		0x02
+
+/* aperture_64.c's find_cap() */
+static int find_cap(struct vcpu *v, int bus, int slot, int func, int cap)
+{
+	int bytes;
+	uint8_t pos;
+
+	if (!(early_read(v, bus, slot, func, 0x06, 2) & 0x10))
+		return 0;
+	pos = early_read(v, bus, slot, func, 0x34, 1);
+	for (bytes = 0; bytes < 48 && pos >= 0x40; bytes++) {
+		uint8_t id;
+
+		pos &= ~3;
+		id = early_read(v, bus, slot, func, pos, 1);
+		if (id == 0xff)
+			break;
+		if (id == cap)
+			return pos;
+		pos = early_read(v, bus, slot, func, pos + 1, 1);
+	}
+	return 0;
+}
+
+/*
+ * aperture_64.c's search_agp_bridge() (6.1 to 7.2), up to read_agp()'s
+ * reads: returns the aperture's bus address (0: none or invalid), sets
+ * *valid_agp when it found an AGP bridge.
+ */
+static uint32_t search_agp_bridge(struct vcpu *v, int *valid_agp)
+{
+	int bus, slot, func;
+
+	for (bus = 0; bus < 256; bus++) {
+		for (slot = 0; slot < 32; slot++) {
+			for (func = 0; func < 8; func++) {
+				uint32_t class = early_read(v, bus, slot, func, 0x08, 4);
+				int cap;
+
+				if (class == 0xffffffff)
+					break;
+				switch (class >> 16) {
+				case PCI_CLASS_BRIDGE_HOST:
+				case PCI_CLASS_BRIDGE_OTHER:
+					cap = find_cap(v, bus, slot, func, PCI_CAP_ID_AGP);
+					if (!cap)
+						break;
+					*valid_agp = 1;
+					/* read_agp(): APSIZE, then the aperture BAR */
+					early_read(v, bus, slot, func, cap + 0x14, 2);
+					return early_read(v, bus, slot, func, 0x10, 4) & ~((1u << 22) - 1);
+				}
+				if (!(early_read(v, bus, slot, func, 0x0e, 1) & 0x80))
+					break;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * A stock kernel on an AMD family 0xf vCPU searches for an AGP bridge
+ * through conf1 twice before it knows whether conf1 exists: each search
+ * ends at 00:00.0's AGP capability, in a few exits, not 16,384; the
+ * aperture there is 0 (read_agp() ignores it); and Linux's own conf1 and
+ * conf2 checks still find no PCI.
+ */
+void test_pc_io_agp_search(void)
+{
+	struct vcpu v = { .vm = &io_vm, .run = &io_run.run };
+	unsigned long before = io_vm.io_seen.port_exits, exits;
+	int valid_agp = 0;
+	uint32_t aper = search_agp_bridge(&v, &valid_agp), tmp;
+
+	exits = io_vm.io_seen.port_exits - before;
+	CHECK(valid_agp, "the search found no AGP bridge");
+	CHECK_EQ(aper, 0);
+	CHECK(exits <= 20, "one AGP search took %lu port exits (8,192 probes: 16,384)", exits);
+	/* any other function: all ones */
+	CHECK_EQ(early_read(&v, 0, 1, 0, 0, 4), 0xffffffff);
+	CHECK_EQ(early_read(&v, 1, 0, 0, 0, 4), 0xffffffff);
+	CHECK_EQ(early_read(&v, 0, 0, 1, 0, 4), 0xffffffff);
+	CHECK_EQ(early_read(&v, 0, 0, 0, 0, 4), 0x00081b36);
+	/* the bridge's config space, word and byte wide */
+	CHECK_EQ(early_read(&v, 0, 0, 0, 0x0a, 2), PCI_CLASS_BRIDGE_HOST);
+	CHECK_EQ(early_read(&v, 0, 0, 0, 0x0e, 1), 0);	/* one function */
+	/* pci_check_type1() (arch/x86/pci/direct.c): the address must read back */
+	pio(&v, 1, 0xcfb, 1, 0x01);
+	tmp = pio(&v, 0, 0xcf8, 4, 0);
+	pio(&v, 1, 0xcf8, 4, 0x80000000u);
+	CHECK(pio(&v, 0, 0xcf8, 4, 0) != 0x80000000u, "conf1 read back: Linux would find PCI");
+	pio(&v, 1, 0xcf8, 4, tmp);
+	/* pci_check_type2(): 0xcf8 and 0xcfa read back 0 after byte writes of 0 */
+	pio(&v, 1, 0xcfb, 1, 0x00);
+	pio(&v, 1, 0xcf8, 1, 0x00);
+	pio(&v, 1, 0xcfa, 1, 0x00);
+	CHECK(pio(&v, 0, 0xcf8, 1, 0) != 0 || pio(&v, 0, 0xcfa, 1, 0) != 0,
+	      "conf2 read back: Linux would find PCI");
+	CHECK(!io_failed, "an access asked for a reset");
+}

@@ -49,5 +49,6 @@ void test_outq(void);
 void test_cpuid_xsave(void);
 void test_pc_io_busiest(void);
 void test_pc_io_i8042(void);
+void test_pc_io_agp_search(void);
 
 #endif
