@@ -291,6 +291,15 @@ kvm_stats() {
 	done
 	echo
 }
+# cpu_times PID : the process's CPU time so far, all its threads, in ms:
+# guest_ms the vCPU spent running the guest, vmm_ms in its own user space
+# (its exit handling, its device models), kvm_ms in the outer kernel (KVM's
+# exit handling, the VMM's system calls); from /proc/PID/stat's utime
+# (which includes the guest time), stime and guest_time, in USER_HZ (100)
+cpu_times() {
+	awk '{ printf "guest_ms=%d vmm_ms=%d kvm_ms=%d\n", $43 * 10, ($14 - $43) * 10, $15 * 10 }' \
+		"/proc/$1/stat" 2>/dev/null
+}
 # why_no_boot CONSOLE : the panic line, quotes dropped (as "panic: MESSAGE":
 # outer-qemu/boot.sh takes a "Kernel panic" line outside the "  con: " lines
 # for the outer kernel's own), or nothing
@@ -333,7 +342,7 @@ boot_hwlab() {
 	wait_boot "$bh.con" "$vmm_pid" "$bs_bound"
 	bh_pid=$(sed -n 's/.*"event":"vmm_start".*"pid":\([0-9]*\),.*/\1/p' "$bh.log")
 	bh_thp=$(thp_kb "${bh_pid:-0}")
-	bh_stats=$(kvm_stats "${bh_pid:-0}")
+	bh_stats="$(kvm_stats "${bh_pid:-0}") $(cpu_times "${bh_pid:-0}")"
 	kill -TERM "$vmm_pid" 2>/dev/null
 	wait "$vmm_pid"
 	bh_setup=$(sed -n 's/.*"event":"vmm_start".*"t_ns":\([0-9]*\)}.*/\1/p' "$bh.log")
@@ -361,7 +370,7 @@ boot_qemu() {
 	wait_boot "$bq.con" "$vmm_pid" "$bs_bound"
 	bq_pid=$(cat /tmp/qemu-boot.pid 2>/dev/null)
 	bq_thp=$(thp_kb "${bq_pid:-0}")
-	bq_stats=$(kvm_stats "${bq_pid:-0}")
+	bq_stats="$(kvm_stats "${bq_pid:-0}") $(cpu_times "${bq_pid:-0}")"
 	[ -n "$bq_pid" ] && kill "$bq_pid" 2>/dev/null
 	wait "$vmm_pid" 2>/dev/null
 	sample_line qemu-sid "$1" "$2" "$bq.con" "$t_start" "$bq_thp" "$bq_stats"
