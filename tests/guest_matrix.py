@@ -94,6 +94,10 @@ def boot(cells, kernel, vmm):
         out += f" (uptime {seconds(kv['guest_uptime_ms'])} s)"
     if kv.get("samples"):
         out += " of " + ", ".join(seconds(m) for m in kv["samples"].split(","))
+    if kv.get("kvm_exits", "none") != "none":
+        out += f"; {int(kv['kvm_exits']):,} KVM exits"
+        if kv.get("vmm_exits", "none") != "none":
+            out += f", {int(kv['vmm_exits']):,} to the VMM"
     return out
 
 

@@ -260,6 +260,7 @@ BOOT_APPEND="$MATRIX_APPEND hwlab_inner.pages=8"
 # the samples of one VMM and kernel spread 3-9 % around their median on an
 # idle machine, and the medians of 3 then differ by less than that between
 # two runs; 10 % keeps a real loss of a second in a 10 s boot visible.
+# (FIXME numbers)
 BOOT_PARITY_TOL_PCT=10
 samples=2
 [ "$matrix" = full ] && samples=3
@@ -292,13 +293,12 @@ kvm_stats() {
 	echo
 }
 # cpu_times PID : the process's CPU time so far, all its threads, in ms:
-# guest_ms the vCPU spent running the guest, vmm_ms in its own user space
-# (its exit handling, its device models), kvm_ms in the outer kernel (KVM's
-# exit handling, the VMM's system calls); from /proc/PID/stat's utime
-# (which includes the guest time), stime and guest_time, in USER_HZ (100)
+# cpu_ms in all (the vCPU running the guest, KVM, the VMM's own code),
+# guest_ms of it running the guest; from /proc/PID/stat's utime + stime and
+# guest_time, in USER_HZ (100). (utime less guest_time is no measure of
+# the VMM's own time: the kernel scales utime and stime, not guest_time.)
 cpu_times() {
-	awk '{ printf "guest_ms=%d vmm_ms=%d kvm_ms=%d\n", $43 * 10, ($14 - $43) * 10, $15 * 10 }' \
-		"/proc/$1/stat" 2>/dev/null
+	awk '{ printf "cpu_ms=%d guest_ms=%d\n", ($14 + $15) * 10, $43 * 10 }' "/proc/$1/stat" 2>/dev/null
 }
 # why_no_boot CONSOLE : the panic line, quotes dropped (as "panic: MESSAGE":
 # outer-qemu/boot.sh takes a "Kernel panic" line outside the "  con: " lines
@@ -438,7 +438,10 @@ boot_parity() {
 		i=0
 		while [ $i -lt "$n_none" ]; do echo 999999999 >>"$k-$v.ms"; i=$((i + 1)); done
 		sed -n 's/.* guest_uptime_s=\([0-9.]*\).*/\1/p' "$k-$v.samples" | awk '{ printf "%d\n", $1 * 1000 }' >"$k-$v.up"
+		# every exit to KVM, and those that reached the VMM (hwlab-vmm's port exits)
+		sed -n 's/.* exits=\([0-9][0-9]*\) .*/\1/p' "$k-$v.samples" >"$k-$v.exits"
 	done
+	grep " cell=boot-exits " "$bs_log" | sed -n 's/.* port_exits=\([0-9][0-9]*\) .*/\1/p' >"$k-hwlab.vmm-exits"
 	hw_med=$(median "$k-hwlab.ms") q_med=$(median "$k-qemu-sid.ms")
 	hw_up=$(median "$k-hwlab.up") q_up=$(median "$k-qemu-sid.up")
 	# ("none" for a VMM with no boot at all; "over": its median sample
@@ -446,6 +449,7 @@ boot_parity() {
 	[ "$hw_med" = over ] && hw_med=none
 	[ "$q_med" = over ] && q_med=">${bs_bound}000"
 	measure "$k" boot vmm=hwlab to_init_ms="$hw_med" guest_uptime_ms="$hw_up" \
+		kvm_exits="$(median "$k-hwlab.exits")" vmm_exits="$(median "$k-hwlab.vmm-exits")" \
 		samples="$(tr '\n' ',' <"$k-hwlab.ms" | sed 's/999999999/none/g; s/,$//')" \
 		"version=\"$kver $kpkg\""
 	if [ $qemu_ok = 0 ] && ! grep -q 'to_init_ms=[0-9]' "$k-qemu-sid.samples"; then
@@ -453,6 +457,7 @@ boot_parity() {
 		skip "$k-boot-parity" "$qemu_why"
 	else
 		measure "$k" boot vmm=qemu-sid to_init_ms="$q_med" guest_uptime_ms="$q_up" \
+			kvm_exits="$(median "$k-qemu-sid.exits")" \
 			samples="$(tr '\n' ',' <"$k-qemu-sid.ms" | sed 's/999999999/none/g; s/,$//')" \
 			"qemu=\"$qver\"" "version=\"$kver $kpkg\""
 		if [ "$hw_med" = none ]; then
