@@ -122,6 +122,9 @@ if [ "${HWLAB_HOST_CHECKS:-1}" = 1 ]; then
 	echo "== hwpoison-guest --watch/--domain through libvirt's embedded driver (TCG, host side, fake debugfs)"
 	run_checks libvirt_tool "$here/tests/host/libvirt_tool.sh"
 
+	echo "== hwlab-stamp keeps every line of QEMU's console"
+	run_checks hwlab_stamp "$here/tests/host/hwlab_stamp.sh"
+
 	echo "== no early-stopping pipe reader under pipefail (scripts)"
 	run_checks pipefail_lint "$here/tests/host/pipefail_lint.sh"
 

@@ -29,10 +29,21 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* a line longer than the buffer comes out in pieces, the first one stamped */
 	while (fgets(line, sizeof(line), stdin)) {
-		size_t n = strcspn(line, "\r\n");
+		size_t n = strcspn(line, "\n"), i, j;
 		int complete = line[n] != 0;
 
+		/*
+		 * A line ends at its newline only, and its carriage returns go: a
+		 * firmware's line that ends in a bare CR ("Probing EDD ... ok"
+		 * from QEMU's SeaBIOS) runs into the guest's next line, which
+		 * cutting at the first CR dropped whole (an INNER-BOOT line lost:
+		 * a boot that looked stalled).
+		 */
 		line[n] = 0;
+		for (i = j = 0; i < n; i++)
+			if (line[i] != '\r')
+				line[j++] = line[i];
+		line[j] = 0;
 		if (at_start)
 			printf("[t_ns=%" PRIu64 "] ", monotonic_ns());
 		fputs(line, stdout);
