@@ -135,11 +135,13 @@ late_cell() {
 }
 
 # started K CELL CONSOLE : did start_linux's guest reach its target? If not,
-# the cell fails with the guest's last words, and the VMM is stopped
+# the cell fails with the guest's last words and the VMM's, and the VMM is
+# stopped
 started() {
 	grep -q 'INNER-READY tag=target' "$3" && return 0
 	stop_vmm "${3%.con}.log" >/dev/null
 	grep -E 'INNER-|Kernel panic|WARNING|BUG|Oops|usage' "$3" | tail -n 8 | sed 's/^/  con: /'
+	tail -n 4 "${3%.con}.log.err" 2>/dev/null | sed 's/^/  vmm: /'
 	fail "$1-$2-started" "$kver: the guest's target is up (INNER-READY) in hwlab-vmm"
 	return 1
 }
@@ -257,6 +259,25 @@ hwlab_inner.restart=0 hwlab_inner.on_sigbus=recover hwlab_inner.interval_ms=200"
 	measure "$k" hugetlb vmm=hwlab recovered="$n" spread_ms="$(spread_ms "$k-huge.log")"
 }
 
+# reserve_hugepages N : N free 2 MiB pages for one cell. A hugetlb page a
+# cell poisoned stays in use for good (memory_failure() keeps its reference):
+# emptying the pool turns it into a surplus page, and the next write of
+# nr_hugepages takes it back as one of the count, so a fixed count of 65 gave
+# 63 free after two poisoned cells and the next 128 MiB guest could not map
+# its RAM. The pool is emptied, then grown to what stays in it plus N.
+# Compaction when the kernel found too few.
+reserve_hugepages() {
+	echo 0 >/proc/sys/vm/nr_hugepages
+	rh_kept=$(awk '/^HugePages_Total:/ { print $2 }' /proc/meminfo)
+	echo $((rh_kept + $1)) >/proc/sys/vm/nr_hugepages
+	if [ "$(cat /proc/sys/vm/nr_hugepages)" -lt $((rh_kept + $1)) ]; then
+		echo 1 >/proc/sys/vm/compact_memory 2>/dev/null
+		echo $((rh_kept + $1)) >/proc/sys/vm/nr_hugepages
+	fi
+	echo "  hugetlb pool: $(cat /proc/sys/vm/nr_hugepages) pages, $rh_kept kept by earlier poison," \
+		"$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo) free"
+}
+
 # salvage_cell K : as huge_cell, on --backing hugetlb-shared: guest RAM is a
 # shared hugetlbfs memfd, and when the outer kernel loses the 2 MiB page the
 # VMM reads the 511 healthy subpages back (outer kernel 10/10: read() of a
@@ -372,7 +393,7 @@ for k in $kernels; do
 	early_cell "$k" 1
 	echo 0 >/proc/sys/vm/memory_failure_early_kill
 	case "$matrix $cases " in full*" salvage "* | quick*)
-		echo 65 >/proc/sys/vm/nr_hugepages
+		reserve_hugepages 65
 		salvage_cell "$k"
 		echo 0 >/proc/sys/vm/nr_hugepages
 		;;
@@ -380,7 +401,7 @@ for k in $kernels; do
 	[ "$matrix" = full ] || continue
 	case " $cases " in *" smp "*) smp_cell "$k" ;; esac
 	case " $cases " in *" huge "*)
-		echo 65 >/proc/sys/vm/nr_hugepages
+		reserve_hugepages 65
 		huge_cell "$k"
 		echo 0 >/proc/sys/vm/nr_hugepages
 		;;
