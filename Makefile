@@ -27,7 +27,8 @@ LIB_SRCS := $(wildcard lib/*.c)
 # vmm/ without main.c is a library too: the unit tests link the same objects.
 VMM_SRCS := $(filter-out vmm/main.c,$(wildcard vmm/*.c))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/page_states $(BUILD)/static/hwpoison-guest \
+OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/hugetlb_read $(BUILD)/page_states \
+	$(BUILD)/static/hwpoison-guest \
 	$(BUILD)/corrupt_va_probe $(BUILD)/thread_stop $(BUILD)/hwlab-stamp
 SCENARIOS := $(wildcard tests/integration/scenarios/*.sh)
 OBJ := $(BUILD)/obj
@@ -40,7 +41,7 @@ HOST_CFLAGS := $(CFLAGS) -Ilib -MMD -MP $(SAN_FLAGS)
 
 all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/inner-initramfs.cpio.gz \
 	$(BUILD)/inner-initramfs-stock.cpio.gz \
-	$(BUILD)/unit-tests $(BUILD)/madvise_sigbus \
+	$(BUILD)/unit-tests $(BUILD)/madvise_sigbus $(BUILD)/hugetlb_read \
 	$(BUILD)/page_states $(BUILD)/hwpoison-guest $(BUILD)/static/hwpoison-guest \
 	$(BUILD)/corrupt_va_probe $(BUILD)/thread_stop $(BUILD)/hwlab-stamp
 
@@ -88,6 +89,10 @@ $(BUILD)/hwlab-stamp: $(OBJ)/tools/hwlab-stamp.o $(BUILD)/libhwlab.a
 	$(CC) -static -o $@ $^
 
 $(BUILD)/madvise_sigbus: tests/integration/madvise_sigbus.c tests/integration/meminfo.h | $(BUILD)
+	$(CC) $(CFLAGS) -static -o $@ $<
+
+# read() of a poisoned hugetlb page, as the salvage does it (kernel 8/10-10/10)
+$(BUILD)/hugetlb_read: tests/integration/hugetlb_read.c | $(BUILD)
 	$(CC) $(CFLAGS) -static -o $@ $<
 
 $(BUILD)/corrupt_va_probe: tests/integration/corrupt_va_probe.c tests/integration/meminfo.h | $(BUILD)

@@ -113,6 +113,22 @@ enum page_verdict page_classify(uint64_t entry, uint64_t kpageflags)
 	return PAGE_OK;
 }
 
+enum page_verdict page_classify_ram(uint64_t entry, uint64_t kpageflags, int shared_hugetlb)
+{
+	enum page_verdict v = page_classify(entry, kpageflags);
+
+	/*
+	 * A page of hwlab-vmm's shared hugetlb memfd is a file page, never
+	 * PageAnon: take it when it is a hugetlb page and mapped by the VMM
+	 * alone (pagemap's exclusive bit: map count 1), as the anonymous rule
+	 * wants of an anonymous page. Anything else stays refused.
+	 */
+	if (v == PAGE_NOT_ANON && shared_hugetlb && (entry & PAGEMAP_FILE_BIT) &&
+	    (kpageflags & (1ULL << KPF_HUGE)) && !(kpageflags & (1ULL << KPF_ANON)))
+		return entry & PAGEMAP_EXCLUSIVE_BIT ? PAGE_OK : PAGE_SHARED;
+	return v;
+}
+
 const char *page_verdict_why(enum page_verdict v)
 {
 	switch (v) {
@@ -143,8 +159,8 @@ const char *page_verdict_why(enum page_verdict v)
 	return "?";
 }
 
-enum page_verdict page_inspect(pid_t pid, uint64_t hva, uint64_t *pfn, char *err,
-			       size_t errlen)
+enum page_verdict page_inspect_ram(pid_t pid, uint64_t hva, int shared_hugetlb, uint64_t *pfn,
+				   char *err, size_t errlen)
 {
 	uint64_t entry, flags = 0;
 	enum page_verdict v;
@@ -158,7 +174,13 @@ enum page_verdict page_inspect(pid_t pid, uint64_t hva, uint64_t *pfn, char *err
 		return v;
 	if (kpageflags_read(*pfn, &flags, err, errlen))
 		return PAGE_ERROR;
-	return page_classify(entry, flags);
+	return page_classify_ram(entry, flags, shared_hugetlb);
+}
+
+enum page_verdict page_inspect(pid_t pid, uint64_t hva, uint64_t *pfn, char *err,
+			       size_t errlen)
+{
+	return page_inspect_ram(pid, hva, 0, pfn, err, errlen);
 }
 
 /* ENOENT on the way to DEBUGFS/hwpoison/FILE: say what is missing. */

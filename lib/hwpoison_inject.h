@@ -23,6 +23,7 @@
 #define PAGEMAP_PFN_MASK	((1ULL << 55) - 1)
 /* /proc/kpageflags bits (include/uapi/linux/kernel-page-flags.h) */
 #define KPF_ANON		12
+#define KPF_HUGE		17	/* a hugetlb page */
 #define KPF_NOPAGE		20
 #define KPF_KSM			21
 #define KPF_ZERO_PAGE		24	/* the zero page, or the huge zero page */
@@ -65,9 +66,19 @@ enum page_verdict {
 enum page_verdict page_classify(uint64_t pagemap_entry, uint64_t kpageflags);
 /* Why a verdict refuses (or, for PAGE_OK, what the page is), for messages. */
 const char *page_verdict_why(enum page_verdict v);
+/*
+ * page_classify(), and with shared_hugetlb (the page is in a slot of
+ * hwlab-vmm's --backing hugetlb-shared, whose maps line memmap_check_maps()
+ * accepted) a hugetlb file page mapped by this process alone is PAGE_OK too.
+ */
+enum page_verdict page_classify_ram(uint64_t pagemap_entry, uint64_t kpageflags,
+				    int shared_hugetlb);
 /* pagemap_entry() + kpageflags_read() + page_classify(); *pfn set when present. */
 enum page_verdict page_inspect(pid_t pid, uint64_t hva, uint64_t *pfn, char *err,
 			       size_t errlen);
+/* The same with page_classify_ram(). */
+enum page_verdict page_inspect_ram(pid_t pid, uint64_t hva, int shared_hugetlb, uint64_t *pfn,
+				   char *err, size_t errlen);
 
 /*
  * Open DEBUGFS/hwpoison/FILE (corrupt-pfn or corrupt-va) for writing, and

@@ -198,7 +198,7 @@ static int parse_header(char *line, struct memmap *m, char *err, size_t errlen,
 static int known_backing(const char *s)
 {
 	return !strcmp(s, "anon") || !strcmp(s, "thp") || !strcmp(s, "hugetlb") ||
-	       !strcmp(s, "hugetlb-1g");
+	       !strcmp(s, "hugetlb-1g") || !strcmp(s, "hugetlb-shared");
 }
 
 /*
@@ -272,7 +272,7 @@ int memmap_read(FILE *f, struct memmap *m, char *err, size_t errlen)
 		if (parse_slot(line, s)) {
 			snprintf(err, errlen, "line %u is not 'slot gpa size hva backing' "
 				 "(whole numbers, size > 0, no range past 2^64, backing "
-				 "anon|thp|hugetlb|hugetlb-1g)", lineno);
+				 "anon|thp|hugetlb|hugetlb-1g|hugetlb-shared)", lineno);
 			return -1;
 		}
 		if (overlaps(m, s)) {
@@ -388,8 +388,22 @@ static int guest_ram(const struct vma *v, enum guest_ram_rule rule)
 {
 	int anon = !v->inode && !v->path[0];
 	int anon_huge = !strcmp(v->path, "/anon_hugepage (deleted)");
+	/*
+	 * hwlab-vmm's --backing hugetlb-shared: its own hugetlbfs memfd,
+	 * mapped shared so that the file holds the guest's data (a poisoned
+	 * huge page's healthy rest is read back from it). Shared, but by name
+	 * and kind only this: a memfd the VMM named, hugetlb, marked "dd". Its
+	 * pages are file pages: page_classify_ram() still wants each mapped
+	 * by the VMM alone.
+	 */
+	int hwlab_memfd = v->hugetlb && v->dontdump &&
+			  !strcmp(v->path, "/memfd:" HWLAB_GUEST_RAM_NAME " (deleted)");
 
-	if (v->perms[1] != 'w' || v->perms[3] != 'p')
+	if (v->perms[1] != 'w')
+		return 0;
+	if (v->perms[3] == 's')
+		return rule != RAM_RULE_QEMU && hwlab_memfd;
+	if (v->perms[3] != 'p')
 		return 0;
 	switch (rule) {
 	case RAM_RULE_QEMU:

@@ -71,8 +71,9 @@ n=$(grep -cv '^[[:space:]]*\(#\|$\)' "$here/kernel/series")
 if [ ! -f "$cover" ]; then
 	fail cover-letter "no kernel/patches/0000-cover-letter.patch"
 else
-	check cover-letter-subject "Subject: [PATCH 0/$n] with a subject of its own" \
-		sh -c "grep -q '^Subject: \[PATCH 0/$n\] [^*]' '$cover' && ! grep -q '\*\*\*' '$cover'"
+	# git format-patch pads the number to the width of the count: 00/10
+	check cover-letter-subject "Subject: [PATCH 0/$n] (or 00/$n) with a subject of its own" \
+		sh -c "grep -q '^Subject: \[PATCH 0*0/$n\] [^*]' '$cover' && ! grep -q '\*\*\*' '$cover'"
 	missing=
 	while read -r p; do
 		# the subject as the shortlog starts it (it wraps long ones)

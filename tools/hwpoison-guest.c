@@ -316,13 +316,23 @@ static uint64_t gpa_to_hva(const struct memmap *m, uint64_t gpa, pid_t pid)
  * the shared zero page and a write through /proc/PID/mem could undo a
  * store the guest makes at the same time.
  */
-static uint64_t hva_to_pfn(pid_t pid, uint64_t hva, uint64_t gpa, unsigned int wait_s)
+/* Whether gpa is in a slot of hwlab-vmm's shared hugetlb memfd (page_classify_ram()). */
+static int in_shared_hugetlb(const struct memmap *m, uint64_t gpa)
+{
+	const struct memmap_slot *s = memmap_find_gpa(m, gpa);
+
+	return s && !strcmp(s->backing, "hugetlb-shared");
+}
+
+static uint64_t hva_to_pfn(pid_t pid, uint64_t hva, uint64_t gpa, int shared_hugetlb,
+			   unsigned int wait_s)
 {
 	uint64_t deadline = monotonic_ns() + wait_s * 1000000000ULL, pfn;
 	enum page_verdict v;
 	char err[256];
 
-	while ((v = page_inspect(pid, hva, &pfn, err, sizeof(err))) == PAGE_NOT_PRESENT &&
+	while ((v = page_inspect_ram(pid, hva, shared_hugetlb, &pfn, err, sizeof(err))) ==
+	       PAGE_NOT_PRESENT &&
 	       monotonic_ns() < deadline)
 		usleep(10 * 1000);
 	if (v == PAGE_ERROR)
@@ -345,11 +355,11 @@ static uint64_t hva_to_pfn(pid_t pid, uint64_t hva, uint64_t gpa, unsigned int w
  * again right before writing, and refuse if it is not the same page, still
  * the VMM's alone.
  */
-static void recheck_pfn(pid_t pid, uint64_t hva, uint64_t gpa, uint64_t pfn)
+static void recheck_pfn(pid_t pid, uint64_t hva, uint64_t gpa, int shared_hugetlb, uint64_t pfn)
 {
 	uint64_t now;
 	char err[256];
-	enum page_verdict v = page_inspect(pid, hva, &now, err, sizeof(err));
+	enum page_verdict v = page_inspect_ram(pid, hva, shared_hugetlb, &now, err, sizeof(err));
 
 	if (v == PAGE_ERROR)
 		die("%s", err);
@@ -370,7 +380,8 @@ static uint64_t poison(pid_t pid, const struct memmap *m, uint64_t gpa, unsigned
 {
 	uint64_t hva = gpa_to_hva(m, gpa, pid) & ~(PAGE - 1);
 	/* also for --corrupt-va: the kernel would poison a zero page just as well */
-	uint64_t pfn = hva_to_pfn(pid, hva, gpa, wait_s);
+	int shared_hugetlb = in_shared_hugetlb(m, gpa);
+	uint64_t pfn = hva_to_pfn(pid, hva, gpa, shared_hugetlb, wait_s);
 	uint64_t t;
 	char err[300];
 	int fd, r;
@@ -395,7 +406,7 @@ static uint64_t poison(pid_t pid, const struct memmap *m, uint64_t gpa, unsigned
 	 */
 	check_same_process(pid);
 	if (!use_corrupt_va)
-		recheck_pfn(pid, hva, gpa, pfn);
+		recheck_pfn(pid, hva, gpa, shared_hugetlb, pfn);
 	check_same_process(pid);
 	check_table_held(pid);
 	/* t_ns: just before the write, the start of every latency measured from it */

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hugetlb_salvage.h"
 #include "kvm_ioctl.h"
 #include "linux_boot.h"
 #include "log.h"
@@ -27,6 +28,9 @@
 #define HUGETLB_DIR_1G "/sys/kernel/mm/hugepages/hugepages-1048576kB"
 #ifndef MAP_HUGE_2MB
 #define MAP_HUGE_2MB (21 << 26)
+#endif
+#ifndef MFD_HUGE_2MB
+#define MFD_HUGE_2MB (21U << 26)	/* MFD_HUGE_SHIFT 26, as MAP_HUGE_* */
 #endif
 #ifndef MAP_HUGE_1GB
 #define MAP_HUGE_1GB (30 << 26)
@@ -75,6 +79,50 @@ static void *map_marked(void *at, uint64_t size, int flags, enum memslot_backing
 	int e;
 
 	if (p == MAP_FAILED || !mark_guest_ram(p, size, backing))
+		return p;
+	e = errno;
+	if (!at)
+		munmap(p, size);
+	errno = e;
+	return MAP_FAILED;
+}
+
+/*
+ * hugetlb-shared: 2 MiB pages of a hugetlbfs memfd, mapped MAP_SHARED at
+ * offset 0 of slot s (or, at != NULL, its range [at, at + size) again at
+ * that range's offset, after a reset punched the old pages out). Shared,
+ * because then the file holds the guest's data: when one 4 KiB of a huge
+ * page goes bad the kernel unmaps all 2 MiB, and read() of the file is the
+ * way back to the other 511 (hugetlb_salvage.c). A private mapping of the
+ * file would leave the guest's writes in anonymous copies the file never
+ * sees. Named like the rest of guest RAM ("memfd:hwlab-guest-ram" in maps).
+ */
+static void *map_shared_hugetlb(struct memslot *s, uint64_t size, void *at)
+{
+	int flags = MAP_SHARED | (at ? MAP_FIXED : 0);
+	off_t off = at ? (uint8_t *)at - s->hva : 0;
+	void *p;
+	int e;
+
+	if (!at) {
+		s->fd = memfd_create(HWLAB_GUEST_RAM_NAME, MFD_CLOEXEC | MFD_HUGETLB | MFD_HUGE_2MB);
+		if (s->fd < 0)
+			return MAP_FAILED;
+		if (ftruncate(s->fd, (off_t)size)) {
+			e = errno;
+			close(s->fd);
+			s->fd = -1;
+			errno = e;
+			return MAP_FAILED;
+		}
+	} else if (fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off,
+			     (off_t)size)) {
+		/* the old (poisoned) pages out of the file, fresh ones at the next touch */
+		return MAP_FAILED;
+	}
+	/* MAP_SHARED hugetlb reserves its pages here too: a small pool fails now */
+	p = mmap(at, size, PROT_READ | PROT_WRITE, flags, s->fd, off);
+	if (p == MAP_FAILED || !mark_guest_ram(p, size, BACKING_HUGETLB_SHARED))
 		return p;
 	e = errno;
 	if (!at)
@@ -164,6 +212,24 @@ static void hugetlb_shortage(enum memslot_backing b, uint64_t bytes)
 	errno = e;
 }
 
+/*
+ * Fresh memory for [at, at + size) of slot s, in s's own kind: hugetlb pages
+ * for hugetlb (for hugetlb-shared, the file's pages punched out and mapped
+ * again, whatever a salvage had put there), 4 KiB anonymous pages otherwise.
+ */
+static void *remap_slot_range(struct memslot *s, uint64_t size, void *at)
+{
+	if (s->backing == BACKING_HUGETLB_SHARED)
+		return map_shared_hugetlb(s, size, at);
+	return map_guest_ram(size, memslot_backing_is_hugetlb(s->backing) ? s->backing :
+			     BACKING_ANON, at);
+}
+
+void *guest_ram_map_anon(uint64_t size)
+{
+	return map_guest_ram(size, BACKING_ANON, NULL);
+}
+
 int guest_ram_create(struct vm *vm)
 {
 	const struct vmm_options *opt = vm->opt;
@@ -178,7 +244,10 @@ int guest_ram_create(struct vm *vm)
 		s->gpa = i * slot_size;
 		s->size = slot_size;
 		s->backing = opt->backing;
-		s->hva = map_guest_ram(slot_size, opt->backing, NULL);
+		s->fd = -1;
+		s->hva = opt->backing == BACKING_HUGETLB_SHARED ?
+			 map_shared_hugetlb(s, slot_size, NULL) :
+			 map_guest_ram(slot_size, opt->backing, NULL);
 		if (s->hva == MAP_FAILED) {
 			if (memslot_backing_is_hugetlb(opt->backing))
 				hugetlb_shortage(opt->backing, opt->mem_size);
@@ -218,8 +287,8 @@ static int refresh_range(struct vm *vm, uint64_t gpa, uint64_t len)
 			continue;
 		from &= ~(unit - 1);
 		to = (to + unit - 1) & ~(unit - 1);
-		if (map_guest_ram(to - from, huge ? s->backing : BACKING_ANON,
-				  s->hva + (from - s->gpa)) == MAP_FAILED) {
+		if (remap_slot_range(&vm->mem.slots[i], to - from,
+				     s->hva + (from - s->gpa)) == MAP_FAILED) {
 			if (huge)
 				hugetlb_shortage(s->backing, to - from);
 			else
@@ -252,6 +321,8 @@ int guest_ram_remap_poisoned(struct vm *vm)
 	int r = 0;
 
 	mce_delivery_forget_poison(vm, &poisoned);
+	/* the remap below gives a salvaged huge page the file's fresh pages */
+	hugetlb_salvage_forget();
 	for (i = 0; i < poisoned.count; i++) {
 		uint64_t g = poisoned.gpas[i];
 		const struct memslot *s = memslot_find_gpa(&vm->mem, g);
@@ -269,8 +340,8 @@ int guest_ram_remap_poisoned(struct vm *vm)
 		 */
 		if (i && unit > 4096 && (poisoned.gpas[i - 1] & ~(unit - 1)) == g)
 			continue;
-		if (map_guest_ram(unit, huge ? s->backing : BACKING_ANON,
-				  s->hva + (g - s->gpa)) == MAP_FAILED) {
+		if (remap_slot_range((struct memslot *)s, unit,
+				     s->hva + (g - s->gpa)) == MAP_FAILED) {
 			if (huge)
 				hugetlb_shortage(s->backing, unit);
 			pr_errno("remapping poisoned GPA %#llx", (unsigned long long)g);

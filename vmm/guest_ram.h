@@ -7,8 +7,16 @@
 #ifndef HWLAB_GUEST_RAM_H
 #define HWLAB_GUEST_RAM_H
 
+#include <stdint.h>
+
 struct vm;
 
+/*
+ * A new mapping of size bytes of 4 KiB anonymous pages, marked as guest RAM
+ * (MADV_DONTDUMP, named): where a salvage builds what replaces a lost huge
+ * page before moving it into place. MAP_FAILED on error.
+ */
+void *guest_ram_map_anon(uint64_t size);
 /* Map vm->opt->mem_size in nr_slots slots and register each with KVM. */
 int guest_ram_create(struct vm *vm);
 /*

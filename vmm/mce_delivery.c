@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "hugetlb_salvage.h"
 #include "hwlab_abi.h"
 #include "report.h"
 #include "mce.h"
@@ -375,14 +376,55 @@ static int deliver_spread(struct vcpu *v)
 	return 0;
 }
 
+/*
+ * A huge extent of hugetlb-shared RAM: salvage it (hugetlb_salvage.h) and,
+ * when that worked, make p the 4 KiB page at p's address (its event with
+ * LSB 12, encoded again). Returns SALVAGED_NONE when p stays the whole
+ * extent (no salvage here, or it failed: the extent is lost, as before),
+ * SALVAGED_BAD when p is now the 4 KiB page and that page stays poisoned,
+ * SALVAGED_HEALTHY when the page at p's address was read back; r is the
+ * salvage's result for the last two.
+ */
+enum salvaged { SALVAGED_NONE, SALVAGED_BAD, SALVAGED_HEALTHY };
+
+static enum salvaged salvage_extent(struct vm *vm, struct pending_mce *p,
+				    struct salvage_result *r)
+{
+	struct sigbus_event page_ev = p->ev;
+	const struct memslot *s = p->ext.slot;
+	uint64_t gpa;
+
+	if (p->ext.len <= GUEST_PAGE_SIZE || !hugetlb_salvage_possible(s) ||
+	    hugetlb_salvage(s, p->ext.gpa, r))
+		return SALVAGED_NONE;
+	gpa = s->gpa + ((p->ev.addr - (uintptr_t)s->hva) & ~(GUEST_PAGE_SIZE - 1));
+	page_ev.addr = (uintptr_t)s->hva + (gpa - s->gpa);
+	page_ev.lsb = 12;
+	if (mce_event_prepare(&vm->mem, vm->mce_style, &page_ev, p) < 0)
+		return SALVAGED_NONE;	/* cannot be: the page is in s */
+	return hugetlb_salvage_page_bad(r, gpa) ? SALVAGED_BAD : SALVAGED_HEALTHY;
+}
+
 /* An AR that the SIGBUS handler recorded while this thread was in KVM_RUN. */
 static int deliver_action_required(struct vcpu *v)
 {
 	struct pending_mce p;
+	struct salvage_result r;
 
 	v->sig.ar_pending = 0;
 	if (mce_event_prepare(&v->vm->mem, v->vm->mce_style, &v->sig.ar, &p) < 0)
 		return stop_vcpu(v, &p, "fatal", "poison consumed outside guest RAM", 0);
+	if (salvage_extent(v->vm, &p, &r) == SALVAGED_HEALTHY) {
+		/*
+		 * The guest touched a subpage that was read back: its access
+		 * now finds the data. The bad subpages are poisoned again and
+		 * an access to one is an AR of its own.
+		 */
+		mce_event_report(v->id, &p, "ignore", "salvaged: this 4 KiB page of the lost huge "
+				 "page was read back; the guest goes on");
+		v->mce.last_ar_addr = 0;
+		return 0;
+	}
 	record_poison(v->vm, &p.ext);
 	/*
 	 * A guest that returns to the access that consumed the poison gets
@@ -533,14 +575,60 @@ static void queue_on_running_vcpu(struct vm *vm, const struct pending_mce *p,
 		not_delivered(vm, MCE_EVENT_NO_VCPU, p, "not delivered: no vCPU is running");
 }
 
+/*
+ * An AO for a huge extent that was salvaged: the subpages that stay
+ * poisoned are the AOs, one each, as the kernel would send them for 4 KiB
+ * pages. The salvage's own poison markers also send AOs (the VMM is early
+ * kill); those find the pages known already.
+ */
+static void action_optional_salvaged(struct vm *vm, struct pending_mce *p,
+				     const struct salvage_result *r)
+{
+	const struct memslot *s = p->ext.slot;
+	uint64_t gpa;
+
+	for (gpa = r->gpa; gpa < r->gpa + SALVAGE_UNIT; gpa += GUEST_PAGE_SIZE) {
+		struct sigbus_event page_ev = p->ev;
+		struct pending_mce q;
+
+		if (!hugetlb_salvage_page_bad(r, gpa))
+			continue;
+		page_ev.addr = (uintptr_t)s->hva + (gpa - s->gpa);
+		page_ev.lsb = 12;
+		if (mce_event_prepare(&vm->mem, vm->mce_style, &page_ev, &q) < 0)
+			continue;
+		if (record_poison(vm, &q.ext) == 0) {
+			mce_event_report(MCE_EVENT_NO_VCPU, &q, "ignore",
+					 "page already known to be poisoned");
+			continue;
+		}
+		q.t_queued = monotonic_ns();
+		queue_on_running_vcpu(vm, &q, NULL);
+	}
+}
+
 void mce_delivery_action_optional(struct vm *vm, const struct sigbus_event *ev)
 {
 	struct pending_mce p;
+	struct salvage_result r;
+	uint64_t marker;
 
-	if (mce_event_prepare(&vm->mem, vm->mce_style, ev, &p) < 0)
-		mce_event_report(MCE_EVENT_NO_VCPU, &p, "ignore",
-				 "poisoned page outside guest RAM (VMM memory)");
-	else if (record_poison(vm, &p.ext) == 0)
+	if (mce_event_prepare(&vm->mem, vm->mce_style, ev, &p) < 0) {
+		marker = hugetlb_salvage_marker_gpa(ev->addr);
+		if (marker) {
+			char why[160];
+
+			snprintf(why, sizeof(why), "the poison marker a salvage made for GPA %#llx "
+				 "before moving it into guest RAM", (unsigned long long)marker);
+			mce_event_report(MCE_EVENT_NO_VCPU, &p, "ignore", why);
+		} else {
+			mce_event_report(MCE_EVENT_NO_VCPU, &p, "ignore",
+					 "poisoned page outside guest RAM (VMM memory)");
+		}
+	} else if (p.ext.len > GUEST_PAGE_SIZE && hugetlb_salvage_possible(p.ext.slot) &&
+		   !hugetlb_salvage(p.ext.slot, p.ext.gpa, &r)) {
+		action_optional_salvaged(vm, &p, &r);
+	} else if (record_poison(vm, &p.ext) == 0)
 		mce_event_report(MCE_EVENT_NO_VCPU, &p, "ignore",
 				 "page already known to be poisoned");
 	else {

@@ -95,19 +95,22 @@ const char *memslot_backing_name(enum memslot_backing b)
 		return "hugetlb";
 	case BACKING_HUGETLB_1G:
 		return "hugetlb-1g";
+	case BACKING_HUGETLB_SHARED:
+		return "hugetlb-shared";
 	}
 	return "?";
 }
 
 int memslot_backing_is_hugetlb(enum memslot_backing b)
 {
-	return b == BACKING_HUGETLB || b == BACKING_HUGETLB_1G;
+	return b == BACKING_HUGETLB || b == BACKING_HUGETLB_1G || b == BACKING_HUGETLB_SHARED;
 }
 
 uint64_t memslot_backing_page_size(enum memslot_backing b)
 {
 	switch (b) {
 	case BACKING_HUGETLB:
+	case BACKING_HUGETLB_SHARED:
 		return 2ULL << 20;
 	case BACKING_HUGETLB_1G:
 		return 1ULL << 30;

@@ -13,6 +13,11 @@ enum memslot_backing {
 	BACKING_THP,		/* anonymous, madvise(MADV_HUGEPAGE) */
 	BACKING_HUGETLB,	/* MAP_HUGETLB 2 MiB pages */
 	BACKING_HUGETLB_1G,	/* MAP_HUGETLB | MAP_HUGE_1GB: 1 GiB pages */
+	/*
+	 * 2 MiB pages of a hugetlbfs memfd, mapped shared: the VMM can read
+	 * the healthy rest of a poisoned huge page back (hugetlb_salvage.h)
+	 */
+	BACKING_HUGETLB_SHARED,
 };
 
 struct memslot {
@@ -21,6 +26,7 @@ struct memslot {
 	uint64_t size;
 	uint8_t *hva;
 	enum memslot_backing backing;
+	int fd;			/* BACKING_HUGETLB_SHARED: the memfd, hva at offset 0 */
 };
 
 struct memslot_table {

@@ -43,7 +43,8 @@ struct option_desc {
 
 static const struct choice backings[] = {
 	{ "anon", BACKING_ANON }, { "thp", BACKING_THP }, { "hugetlb", BACKING_HUGETLB },
-	{ "hugetlb-1g", BACKING_HUGETLB_1G }, { 0 },
+	{ "hugetlb-1g", BACKING_HUGETLB_1G },
+	{ "hugetlb-shared", BACKING_HUGETLB_SHARED }, { 0 },
 };
 static const struct choice mce_kill_policies[] = {
 	{ "early", PR_MCE_KILL_EARLY }, { "late", PR_MCE_KILL_LATE }, { "sysctl", -1 }, { 0 },
@@ -138,7 +139,9 @@ static const struct option_desc options[] = {
 	OPT_CALL_ROW("mem", "MIB", "guest RAM (default 16, Linux 128; at least 8)", set_mem),
 	OPT_UINT_ROW("slots", "N", "split RAM into N memslots (default 1)", nr_slots, MAX_MEMSLOTS),
 	OPT_CHOICE_ROW("backing", "KIND", "anon | thp | hugetlb (2 MiB pages) | hugetlb-1g\n"
-		       "(1 GiB pages: --mem a multiple of 1024 per slot)\n(default anon)",
+		       "(1 GiB pages: --mem a multiple of 1024 per slot) |\n"
+		       "hugetlb-shared (2 MiB pages of a memfd mapped shared:\n"
+		       "a poisoned one loses 4 KiB, not 2 MiB)\n(default anon)",
 		       backing, backings),
 	OPT_UINT_ROW("vcpus", "N", "vCPU threads (default 1, at most " STR(GUEST_MAX_VCPUS) ")",
 		     nr_vcpus, GUEST_MAX_VCPUS),

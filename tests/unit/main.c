@@ -15,6 +15,7 @@ static void run(const char *name, void (*fn)(void))
 int main(void)
 {
 	run("memslot translation", test_memslot);
+	run("a lost huge page salvaged: 4 KiB lost, not 2 MiB", test_hugetlb_salvage);
 	run("MCE encoding", test_mce_encode);
 	run("MCE encoding, AMD vCPUs", test_mce_encode_amd);
 	run("AMD deferred-error banks", test_mce_deferred_bank);

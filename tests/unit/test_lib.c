@@ -280,7 +280,20 @@ static void test_memmap_check_hwlab(void)
 		"VmFlags: rd wr mr mw me de ht dd\n"
 		/* 0x7f8: dd, unnamed, 1 MiB: an ASan build's shadow memory is so */
 		"7f8000000000-7f8000100000 rw-p 00000000 00:00 0\n"
-		"VmFlags: rd wr mr mw me ac dd nh\n";
+		"VmFlags: rd wr mr mw me ac dd nh\n"
+		/*
+		 * 0x7f9: --backing hugetlb-shared, the VMM's memfd with ht and dd;
+		 * 0x7fa: the same without dd; 0x7fb: another memfd name; 0x7fc:
+		 * the name on a shared mapping that is not hugetlb
+		 */
+		"7f9000000000-7f9000200000 rw-s 00000000 00:0f 5001 /memfd:hwlab-guest-ram (deleted)\n"
+		"VmFlags: rd wr sh mr mw me ms de ht dd\n"
+		"7fa000000000-7fa000200000 rw-s 00000000 00:0f 5002 /memfd:hwlab-guest-ram (deleted)\n"
+		"VmFlags: rd wr sh mr mw me ms de ht\n"
+		"7fb000000000-7fb000200000 rw-s 00000000 00:0f 5003 /memfd:hwlab-guest-rom (deleted)\n"
+		"VmFlags: rd wr sh mr mw me ms de ht dd\n"
+		"7fc000000000-7fc000200000 rw-s 00000000 00:01 5004 /memfd:hwlab-guest-ram (deleted)\n"
+		"VmFlags: rd wr sh mr mw me ms dd\n";
 	static const struct {
 		uint64_t hva, size;
 		int qemu, hwlab, named;	/* 0 accepted, -1 refused, by each rule */
@@ -303,6 +316,11 @@ static void test_memmap_check_hwlab(void)
 		{ 0x7f8000010000ULL, 0x1000, 0, -1, -1 },
 		{ 0x7f8000000000ULL, 0x100000, 0, 0, -1 },
 		{ 0x7f4000000000ULL, 0x1000, 0, -1, -1 },
+		/* the shared memfd: hwlab-vmm's rules only, and only all of it */
+		{ 0x7f9000000000ULL, 0x200000, -1, 0, 0 },
+		{ 0x7fa000000000ULL, 0x200000, -1, -1, -1 },
+		{ 0x7fb000000000ULL, 0x200000, -1, -1, -1 },
+		{ 0x7fc000000000ULL, 0x200000, -1, -1, -1 },
 	};
 	struct memmap m = { .pid = 9, .count = 1 };
 	char err[300];

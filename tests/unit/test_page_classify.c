@@ -11,7 +11,7 @@
 #define EXCL		PAGEMAP_EXCLUSIVE_BIT
 #define F(bit)		(1ULL << (bit))
 #define FILE		PAGEMAP_FILE_BIT
-#define KPF_HUGE	17
+
 #define KPF_THP		22
 
 static const struct {
@@ -42,9 +42,35 @@ static const struct {
 	{ "no PM_FILE but not anonymous either", PRESENT | EXCL | 0x4e1, 0, PAGE_NOT_ANON },
 };
 
+/* page_classify_ram() for a slot of hwlab-vmm's shared hugetlb memfd */
+static const struct {
+	const char *what;
+	uint64_t entry, kpageflags;
+	enum page_verdict want;
+} shared_rows[] = {
+	{ "a page of the shared hugetlb memfd", PRESENT | EXCL | FILE | 0x8000, F(KPF_HUGE),
+	  PAGE_OK },
+	{ "the memfd page mapped by another process too", PRESENT | FILE | 0x8000, F(KPF_HUGE),
+	  PAGE_SHARED },
+	{ "a file page that is not hugetlb", PRESENT | EXCL | FILE | 0x4e0, 0, PAGE_NOT_ANON },
+	{ "a kernel page", PRESENT | EXCL | FILE | 0x9000, F(KPF_NOPAGE), PAGE_NO_STRUCT_PAGE },
+	{ "a salvaged 4 KiB page (anonymous)", PRESENT | EXCL | 0x1234, F(KPF_ANON), PAGE_OK },
+	{ "the zero page", PRESENT | 0x9a7, F(KPF_ZERO_PAGE), PAGE_ZERO },
+};
+
 void test_page_classify(void)
 {
 	unsigned int i;
+
+	for (i = 0; i < sizeof(shared_rows) / sizeof(shared_rows[0]); i++) {
+		enum page_verdict got = page_classify_ram(shared_rows[i].entry,
+							  shared_rows[i].kpageflags, 1);
+
+		CHECK(got == shared_rows[i].want, "%s: verdict %d, want %d", shared_rows[i].what,
+		      got, shared_rows[i].want);
+	}
+	/* outside such a slot the memfd page is what it is: not anonymous */
+	CHECK_EQ(page_classify_ram(PRESENT | EXCL | FILE | 0x8000, F(KPF_HUGE), 0), PAGE_NOT_ANON);
 
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		enum page_verdict got = page_classify(rows[i].entry, rows[i].kpageflags);

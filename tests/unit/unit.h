@@ -25,6 +25,7 @@ extern unsigned int unit_passed, unit_failed;
 	      (unsigned long long)(b))
 
 void test_memslot(void);
+void test_hugetlb_salvage(void);
 void test_mce_encode(void);
 void test_mce_encode_amd(void);
 void test_mce_deferred_bank(void);

@@ -49,6 +49,43 @@ expect_count hugetlb-ao-extent 1 tlb-ao.log '"si_code":"BUS_MCEERR_AO"' '"gpa":"
 expect_count hugetlb-ao-done 1 tlb-ao.log '"event":"guest_done"' '"pages_retired":512' \
 	'"checksum_ok":true'
 
+# read() of a hugetlbfs page with one poisoned subpage returns the other
+# 511 (kernel 8/10-10/10): what the salvage below is built on
+echo 0 >/proc/sys/vm/memory_failure_early_kill
+echo 17 >/proc/sys/vm/nr_hugepages
+hugetlb_read || hwlab_failures=$((hwlab_failures + $?))
+
+# --backing hugetlb-shared: guest RAM is a hugetlbfs memfd mapped shared, and
+# the lost 2 MiB page is salvaged (hugetlb_salvage.h): its 511 healthy
+# subpages read back and moved in, the bad one poisoned again. The guest
+# retires 1 page, not 512, and its checksum over the rest still holds.
+echo 17 >/proc/sys/vm/nr_hugepages
+run_vmm tlb-salvage.log --backing hugetlb-shared --poison-gpa 0x523000 $GUEST
+check hugetlb-salvage-exit "hugetlb-shared AR: VMM exits 0 (got $vmm_rc)" test "$vmm_rc" -eq 0
+expect_count hugetlb-salvage-kept 1 tlb-salvage.log '"event":"hugetlb_salvage"' '"gpa":"0x400000"' \
+	'"status":"done"' '"pages_kept":511' '"pages_poisoned":1' '"poisoned":["0x523000"]'
+expect_count hugetlb-salvage-ar-4k 1 tlb-salvage.log '"si_code":"BUS_MCEERR_AR"' '"gpa":"0x523000"' \
+	'"pages":1' '"action":"inject"'
+expect_count hugetlb-salvage-done 1 tlb-salvage.log '"event":"guest_done"' '"pages_retired":1' \
+	'"checksum_ok":true'
+expect_count hugetlb-salvage-poisoned 1 tlb-salvage.log '"event":"vmm_exit"' '"poisoned_pages":1'
+
+# early kill: the AO for the huge page is salvaged in the monitor, the guest
+# is told of the one bad page; the salvage's own poison marker sends an AO
+# of its own, which the VMM names and ignores
+echo 1 >/proc/sys/vm/memory_failure_early_kill
+echo 17 >/proc/sys/vm/nr_hugepages
+run_vmm tlb-salvage-ao.log --backing hugetlb-shared --mce-kill early --poison-gpa 0x523000 $GUEST
+check hugetlb-salvage-ao-exit "hugetlb-shared AO: VMM exits 0 (got $vmm_rc)" test "$vmm_rc" -eq 0
+expect_count hugetlb-salvage-ao-kept 1 tlb-salvage-ao.log '"event":"hugetlb_salvage"' \
+	'"gpa":"0x400000"' '"status":"done"' '"pages_kept":511' '"poisoned":["0x523000"]'
+expect_count hugetlb-salvage-ao-4k 1 tlb-salvage-ao.log '"si_code":"BUS_MCEERR_AO"' \
+	'"gpa":"0x523000"' '"pages":1' '"action":"inject"'
+expect_count hugetlb-salvage-ao-marker 1 tlb-salvage-ao.log '"si_code":"BUS_MCEERR_AO"' \
+	'"action":"ignore"' 'the poison marker a salvage made for GPA 0x523000'
+expect_count hugetlb-salvage-ao-done 1 tlb-salvage-ao.log '"event":"guest_done"' \
+	'"pages_retired":1' '"checksum_ok":true'
+
 echo 0 >/proc/sys/vm/memory_failure_early_kill
 run_vmm thp.log --backing thp --poison-gpa 0x523000 $GUEST
 check thp-exit "THP AR: VMM exits 0 (got $vmm_rc)" test "$vmm_rc" -eq 0
