@@ -230,6 +230,16 @@ void *guest_ram_map_anon(uint64_t size)
 	return map_guest_ram(size, BACKING_ANON, NULL);
 }
 
+void *guest_ram_map_file(const struct memslot *s, void *at, uint64_t size)
+{
+	off_t off = (uint8_t *)at - s->hva;
+	void *p = mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, s->fd, off);
+
+	if (p != MAP_FAILED && mark_guest_ram(p, size, BACKING_HUGETLB_SHARED))
+		return MAP_FAILED;
+	return p;
+}
+
 int guest_ram_create(struct vm *vm)
 {
 	const struct vmm_options *opt = vm->opt;
@@ -317,12 +327,29 @@ int guest_ram_refresh_boot_area(struct vm *vm)
 int guest_ram_remap_poisoned(struct vm *vm)
 {
 	struct poison_list poisoned = { 0 };
-	unsigned int i;
+	uint64_t salvaged[SALVAGE_MAX];
+	unsigned int i, nsalvaged, j;
 	int r = 0;
 
 	mce_delivery_forget_poison(vm, &poisoned);
-	/* the remap below gives a salvaged huge page the file's fresh pages */
-	hugetlb_salvage_forget();
+	/*
+	 * A salvaged huge page is the salvage's scratch pages now, with its
+	 * poison markers: the file's fresh pages go back there, whether the
+	 * old guest was told of a page in it or only touched a healthy one
+	 */
+	nsalvaged = hugetlb_salvage_take(salvaged, SALVAGE_MAX);
+	for (j = 0; j < nsalvaged; j++) {
+		struct memslot *s = (struct memslot *)memslot_find_gpa(&vm->mem, salvaged[j]);
+
+		if (!s || remap_slot_range(s, SALVAGE_UNIT, s->hva + (salvaged[j] - s->gpa)) ==
+			  MAP_FAILED) {
+			pr_errno("remapping salvaged GPA %#llx", (unsigned long long)salvaged[j]);
+			r = -1;
+			continue;
+		}
+		report("remap", "\"gpa\":\"%#llx\",\"bytes\":%llu,\"salvaged\":true",
+		       (unsigned long long)salvaged[j], SALVAGE_UNIT);
+	}
 	for (i = 0; i < poisoned.count; i++) {
 		uint64_t g = poisoned.gpas[i];
 		const struct memslot *s = memslot_find_gpa(&vm->mem, g);
@@ -339,6 +366,11 @@ int guest_ram_remap_poisoned(struct vm *vm)
 		 * one): remap it once
 		 */
 		if (i && unit > 4096 && (poisoned.gpas[i - 1] & ~(unit - 1)) == g)
+			continue;
+		/* a salvaged huge page was remapped above */
+		for (j = 0; j < nsalvaged && salvaged[j] != g; j++)
+			;
+		if (j < nsalvaged)
 			continue;
 		if (remap_slot_range((struct memslot *)s, unit,
 				     s->hva + (g - s->gpa)) == MAP_FAILED) {

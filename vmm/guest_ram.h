@@ -17,6 +17,13 @@ struct vm;
  * page before moving it into place. MAP_FAILED on error.
  */
 void *guest_ram_map_anon(uint64_t size);
+struct memslot;
+/*
+ * hugetlb-shared slot s's file mapped again at [at, at + size), shared, at
+ * that range's offset, marked; nothing punched (a salvage that could not
+ * move its replacement in puts the lost page back). MAP_FAILED on error.
+ */
+void *guest_ram_map_file(const struct memslot *s, void *at, uint64_t size);
 /* Map vm->opt->mem_size in nr_slots slots and register each with KVM. */
 int guest_ram_create(struct vm *vm);
 /*

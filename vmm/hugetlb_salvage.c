@@ -11,6 +11,7 @@
 
 #include "clock.h"
 #include "guest_ram.h"
+#include "log.h"
 #include "report.h"
 
 #ifndef MADV_HWPOISON
@@ -57,19 +58,35 @@ uint64_t hugetlb_salvage_marker_gpa(uintptr_t hva)
 	uint64_t gpa = 0;
 	unsigned int i;
 
+	/*
+	 * Newest first: the kernel hands a later scratch mapping the address
+	 * an earlier one was moved away from, and a marker's AO follows its
+	 * own salvage at once.
+	 */
 	pthread_mutex_lock(&lock);
-	for (i = 0; i < ndone && !gpa; i++)
+	for (i = ndone; i-- > 0 && !gpa;)
 		if (done[i].scratch && hva - done[i].scratch < SALVAGE_UNIT)
 			gpa = done[i].gpa + ((hva - done[i].scratch) & ~4095ULL);
 	pthread_mutex_unlock(&lock);
 	return gpa;
 }
 
-void hugetlb_salvage_forget(void)
+unsigned int hugetlb_salvage_take(uint64_t *gpas, unsigned int max)
 {
+	unsigned int i, n = 0;
+
 	pthread_mutex_lock(&lock);
+	for (i = 0; i < ndone; i++)
+		if (done[i].status == SALVAGE_DONE && n < max)
+			gpas[n++] = done[i].gpa;
 	ndone = 0;
 	pthread_mutex_unlock(&lock);
+	return n;
+}
+
+void hugetlb_salvage_forget(void)
+{
+	hugetlb_salvage_take(NULL, 0);
 }
 
 /*
@@ -88,19 +105,37 @@ static void salvage_one(const struct memslot *s, uint8_t *hva, off_t off,
 		snprintf(r->why, sizeof(r->why), "no scratch mapping: %s", strerror(errno));
 		return;
 	}
-	/* 4 KiB pages: a poison marker must not take a THP's neighbours with it */
-	madvise(scratch, SALVAGE_UNIT, MADV_NOHUGEPAGE);
+	/*
+	 * 4 KiB pages, never merged: a poison marker must not take a THP's
+	 * neighbours with it, and KSM (a VMM started with PR_SET_MEMORY_MERGE
+	 * inherits it) must not swap the zeroed page for a shared one between
+	 * the store and MADV_HWPOISON.
+	 */
+	if (madvise(scratch, SALVAGE_UNIT, MADV_NOHUGEPAGE) && errno != EINVAL)
+		pr_warn("salvage: madvise(MADV_NOHUGEPAGE): %s", strerror(errno));
+	if (madvise(scratch, SALVAGE_UNIT, MADV_UNMERGEABLE) && errno != EINVAL)
+		pr_warn("salvage: madvise(MADV_UNMERGEABLE): %s", strerror(errno));
 	r->scratch = (uintptr_t)scratch;
-	for (i = 0; i < SALVAGE_PAGES; i++) {
-		ssize_t n = ops.read_page(s->fd, scratch + i * 4096, 4096, off + i * 4096);
+	/*
+	 * read() returns the bytes up to the next raw poisoned subpage and
+	 * fails (EIO) only on one: read as far as it goes, step over the
+	 * subpage it stopped at. A few calls, not 512 (each subpage a read
+	 * looks at takes mf_mutex in the kernel).
+	 */
+	for (i = 0; i < SALVAGE_PAGES;) {
+		ssize_t n = ops.read_page(s->fd, scratch + i * 4096, (SALVAGE_PAGES - i) * 4096,
+					  off + i * 4096);
 
-		/* anything short of the whole page is data we do not have */
-		if (n != 4096) {
-			r->bad_mask[i / 64] |= 1ULL << (i % 64);
-			r->bad++;
-			if (!read_errno)
-				read_errno = n < 0 ? errno : EIO;
+		if (n >= 4096) {
+			i += n / 4096;	/* a partial page at the end is read again */
+			continue;
 		}
+		/* anything short of a whole page is data we do not have */
+		r->bad_mask[i / 64] |= 1ULL << (i % 64);
+		r->bad++;
+		if (!read_errno)
+			read_errno = n < 0 ? errno : EIO;
+		i++;
 	}
 	if (r->bad == SALVAGE_PAGES) {
 		r->status = SALVAGE_UNAVAILABLE;
@@ -133,8 +168,18 @@ static void salvage_one(const struct memslot *s, uint8_t *hva, off_t off,
 	/* one step: a vCPU sees the lost huge page or the whole replacement */
 	if (mremap(scratch, SALVAGE_UNIT, SALVAGE_UNIT, MREMAP_MAYMOVE | MREMAP_FIXED, hva) !=
 	    (void *)hva) {
-		snprintf(r->why, sizeof(r->why), "mremap over the lost huge page: %s",
-			 strerror(errno));
+		int e = errno;
+
+		/*
+		 * mremap() unmaps the target before it can fail (ENOMEM): put
+		 * the file's (lost) page back, or guest RAM has a hole there
+		 */
+		if (guest_ram_map_file(s, hva, SALVAGE_UNIT) == MAP_FAILED)
+			snprintf(r->why, sizeof(r->why), "mremap over the lost huge page: %s; and "
+				 "mapping the file back: %s", strerror(e), strerror(errno));
+		else
+			snprintf(r->why, sizeof(r->why), "mremap over the lost huge page: %s",
+				 strerror(e));
 		munmap(scratch, SALVAGE_UNIT);
 		r->scratch = 0;
 		return;

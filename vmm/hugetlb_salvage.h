@@ -63,6 +63,7 @@ struct salvage_result {
  * (nothing may poison the machine the tests run on).
  */
 struct salvage_ops {
+	/* pread(2): as the kernel's hugetlbfs read, up to the next bad subpage */
 	ssize_t (*read_page)(int fd, void *buf, size_t len, off_t off);
 	int (*poison_page)(void *page);
 };
@@ -90,7 +91,14 @@ int hugetlb_salvage_page_bad(const struct salvage_result *r, uint64_t gpa);
  */
 uint64_t hugetlb_salvage_marker_gpa(uintptr_t hva);
 
-/* Forget every salvage (a reset gave the slots fresh pages). */
+/*
+ * Forget every salvage and give back (up to max) the GPAs of the huge pages
+ * replaced, for a reset to map the file's fresh pages there again: the
+ * scratch pages and their poison markers must not outlive the guest that
+ * was told of them. Returns how many.
+ */
+unsigned int hugetlb_salvage_take(uint64_t *gpas, unsigned int max);
+/* hugetlb_salvage_take() without the list. */
 void hugetlb_salvage_forget(void);
 
 #endif

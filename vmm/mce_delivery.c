@@ -377,13 +377,17 @@ static int deliver_spread(struct vcpu *v)
 }
 
 /*
- * A huge extent of hugetlb-shared RAM: salvage it (hugetlb_salvage.h) and,
- * when that worked, make p the 4 KiB page at p's address (its event with
- * LSB 12, encoded again). Returns SALVAGED_NONE when p stays the whole
- * extent (no salvage here, or it failed: the extent is lost, as before),
- * SALVAGED_BAD when p is now the 4 KiB page and that page stays poisoned,
- * SALVAGED_HEALTHY when the page at p's address was read back; r is the
- * salvage's result for the last two.
+ * A poisoned page of hugetlb-shared RAM: salvage its huge page
+ * (hugetlb_salvage.h) and, when that worked, make p the 4 KiB page at p's
+ * address (its event with LSB 12, encoded again). Whatever si_addr_lsb
+ * says: upstream KVM reports a vCPU's access to a lost hugetlb page with
+ * lsb 12 (our 0001 makes it 21), yet a hugetlb page is only ever lost
+ * whole. A page of a huge page salvaged already finds the first salvage's
+ * result (a marker's own AR or AO among them). Returns SALVAGED_NONE when
+ * p is unchanged (no salvage here, or it failed: the extent is lost, as
+ * before), SALVAGED_BAD when p is now the 4 KiB page and that page stays
+ * poisoned, SALVAGED_HEALTHY when the page at p's address was read back; r
+ * is the salvage's result for the last two.
  */
 enum salvaged { SALVAGED_NONE, SALVAGED_BAD, SALVAGED_HEALTHY };
 
@@ -394,8 +398,7 @@ static enum salvaged salvage_extent(struct vm *vm, struct pending_mce *p,
 	const struct memslot *s = p->ext.slot;
 	uint64_t gpa;
 
-	if (p->ext.len <= GUEST_PAGE_SIZE || !hugetlb_salvage_possible(s) ||
-	    hugetlb_salvage(s, p->ext.gpa, r))
+	if (!hugetlb_salvage_possible(s) || hugetlb_salvage(s, p->ext.gpa, r))
 		return SALVAGED_NONE;
 	gpa = s->gpa + ((p->ev.addr - (uintptr_t)s->hva) & ~(GUEST_PAGE_SIZE - 1));
 	page_ev.addr = (uintptr_t)s->hva + (gpa - s->gpa);
@@ -418,11 +421,17 @@ static int deliver_action_required(struct vcpu *v)
 		/*
 		 * The guest touched a subpage that was read back: its access
 		 * now finds the data. The bad subpages are poisoned again and
-		 * an access to one is an AR of its own.
+		 * an access to one is an AR of its own. Counted as a repeat
+		 * like any AR: one that keeps coming for a page said healthy
+		 * stops the vCPU instead of spinning.
 		 */
+		v->mce.ar_repeats = p.ev.addr == v->mce.last_ar_addr ? v->mce.ar_repeats + 1 : 0;
+		v->mce.last_ar_addr = p.ev.addr;
+		if (v->mce.ar_repeats >= AR_REPEAT_LIMIT)
+			return stop_vcpu(v, &p, "fatal", "an AR kept coming for a page the salvage "
+					 "read back", 0);
 		mce_event_report(v->id, &p, "ignore", "salvaged: this 4 KiB page of the lost huge "
 				 "page was read back; the guest goes on");
-		v->mce.last_ar_addr = 0;
 		return 0;
 	}
 	record_poison(v->vm, &p.ext);
@@ -625,7 +634,7 @@ void mce_delivery_action_optional(struct vm *vm, const struct sigbus_event *ev)
 			mce_event_report(MCE_EVENT_NO_VCPU, &p, "ignore",
 					 "poisoned page outside guest RAM (VMM memory)");
 		}
-	} else if (p.ext.len > GUEST_PAGE_SIZE && hugetlb_salvage_possible(p.ext.slot) &&
+	} else if (hugetlb_salvage_possible(p.ext.slot) &&
 		   !hugetlb_salvage(p.ext.slot, p.ext.gpa, &r)) {
 		action_optional_salvaged(vm, &p, &r);
 	} else if (record_poison(vm, &p.ext) == 0)

@@ -8,11 +8,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "guest_ram.h"
 #include "hugetlb_salvage.h"
 #include "unit.h"
 
@@ -23,16 +25,36 @@ static int all_eio, fail_poison;
 static unsigned int reads, poisoned;
 static uintptr_t poisoned_at[4];
 
+static int bad_subpage(uint64_t i)
+{
+	return all_eio || ((eio_mask[i / 64] >> (i % 64)) & 1);
+}
+
+/* as hugetlbfs_read_iter() with 0010: up to the next bad subpage, EIO on one */
 static ssize_t fake_read(int fd, void *buf, size_t len, off_t off)
 {
-	uint64_t i = (uint64_t)(off % SALVAGE_UNIT) / 4096;
+	uint64_t i = (uint64_t)(off % SALVAGE_UNIT) / 4096, n;
 
 	reads++;
-	if (all_eio || ((eio_mask[i / 64] >> (i % 64)) & 1)) {
+	if (bad_subpage(i)) {
 		errno = EIO;
 		return -1;
 	}
-	return pread(fd, buf, len, off);
+	for (n = 1; n * 4096 < len && i + n < SALVAGE_PAGES && !bad_subpage(i + n); n++)
+		;
+	return pread(fd, buf, n * 4096 < len ? n * 4096 : len, off);
+}
+
+/* pagemap's "exclusively mapped" bit: a private page of its own, not the zero page */
+static int mapped_exclusively(const void *page)
+{
+	uint64_t e = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : pread(fd, &e, 8, (off_t)((uintptr_t)page / 4096 * 8));
+
+	if (fd >= 0)
+		close(fd);
+	return n == 8 && (e >> 63 & 1) && (e >> 56 & 1);
 }
 
 static int fake_poison(void *page)
@@ -45,6 +67,8 @@ static int fake_poison(void *page)
 		return -1;
 	}
 	/* the salvage stored to it first: a page of its own, not the zero page */
+	if (!mapped_exclusively(page))
+		return -1;
 	for (i = 0; i < 4096; i++)
 		if (b[i])
 			return -1;
@@ -52,6 +76,11 @@ static int fake_poison(void *page)
 		poisoned_at[poisoned] = (uintptr_t)page;
 	poisoned++;
 	return 0;
+}
+
+static int pattern_of(uint64_t i)
+{
+	return (int)(1 + i % 251);
 }
 
 /* 4 MiB of "guest RAM": a memfd mapped shared, 2 MiB aligned, filled with a pattern */
@@ -65,7 +94,7 @@ static uint8_t *make_ram(int fd)
 	    mmap(at, 4 * MiB, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != at)
 		return NULL;
 	for (i = 0; i < 4 * MiB; i += 4096)
-		memset(at + i, (int)(1 + i / 4096 % 251), 4096);
+		memset(at + i, pattern_of(i / 4096), 4096);
 	return at;
 }
 
@@ -108,7 +137,8 @@ void test_hugetlb_salvage(void)
 	CHECK_EQ(r.gpa, s.gpa + 2 * MiB);
 	CHECK_EQ(r.bad, 2);
 	CHECK_EQ(poisoned, 2);
-	CHECK_EQ(reads, SALVAGE_PAGES);
+	/* a read to each bad subpage, its EIO, and the rest: 5, not 512 */
+	CHECK_EQ(reads, 5);
 	CHECK_EQ(hugetlb_salvage_page_bad(&r, r.gpa + 3 * 4096), 1);
 	CHECK_EQ(hugetlb_salvage_page_bad(&r, r.gpa + 500 * 4096 + 17), 1);
 	CHECK_EQ(hugetlb_salvage_page_bad(&r, r.gpa + 4 * 4096), 0);
@@ -136,6 +166,44 @@ void test_hugetlb_salvage(void)
 	CHECK_EQ(reads, before);
 	CHECK_EQ(r.bad, 2);
 
+	/* a reset takes the salvaged huge pages back, to map the file there again */
+	{
+		uint64_t gpas[4];
+
+		CHECK_EQ(hugetlb_salvage_take(gpas, 4), 1);
+		CHECK_EQ(gpas[0], s.gpa + 2 * MiB);
+		CHECK_EQ(hugetlb_salvage_take(gpas, 4), 0);
+		CHECK_EQ(hugetlb_salvage_marker_gpa(poisoned_at[0]), 0);
+	}
+
+	/*
+	 * Two salvages in a row: the second one's scratch may sit where the
+	 * first one's was before its move. Its markers' AOs must name its own
+	 * GPAs, not the first one's.
+	 */
+	memset(eio_mask, 0, sizeof(eio_mask));
+	eio_mask[0] = 1ULL << 9;
+	poisoned = 0;
+	CHECK_EQ(hugetlb_salvage(&s, s.gpa + 2 * MiB, &r), 0);
+	eio_mask[0] = 1ULL << 7;
+	CHECK_EQ(hugetlb_salvage(&s, s.gpa, &r), 0);
+	CHECK_EQ(poisoned, 2);
+	CHECK_EQ(hugetlb_salvage_marker_gpa(poisoned_at[1]), s.gpa + 7 * 4096);
+	CHECK_EQ(s.hva[7 * 4096], 0);
+	CHECK_EQ(s.hva[8 * 4096], pattern_of(8));
+	/* a reset maps the file back there (guest_ram_remap_poisoned) */
+	{
+		uint64_t gpas[4];
+
+		CHECK_EQ(hugetlb_salvage_take(gpas, 4), 2);
+		CHECK(guest_ram_map_file(&s, s.hva, 2 * MiB) == s.hva, "the file mapped back");
+		CHECK(guest_ram_map_file(&s, s.hva + 2 * MiB, 2 * MiB) == s.hva + 2 * MiB,
+		      "the file mapped back");
+		CHECK_EQ(backed_by_file(fd, s.hva + 4096, 4096), 1);
+		CHECK_EQ(backed_by_file(fd, s.hva + 2 * MiB + 4096, 2 * MiB + 4096), 1);
+	}
+	memset(eio_mask, 0, sizeof(eio_mask));
+
 	/* a kernel without 38c1ddbde6c6: every read fails, nothing is replaced */
 	all_eio = 1;
 	CHECK_EQ(hugetlb_salvage(&s, s.gpa, &r), -1);
@@ -146,6 +214,7 @@ void test_hugetlb_salvage(void)
 
 	/* no poison marker (no CAP_SYS_ADMIN): nothing is replaced, the reason is given */
 	hugetlb_salvage_forget();
+	eio_mask[0] = 1ULL << 3;
 	fail_poison = 1;
 	CHECK_EQ(hugetlb_salvage(&s, s.gpa, &r), -1);
 	CHECK_EQ(r.status, SALVAGE_FAILED);
