@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "parse_num.h"
@@ -551,4 +552,107 @@ const struct memmap_slot *memmap_find_gpa(const struct memmap *m, uint64_t gpa)
 		if (gpa >= m->slots[i].gpa && gpa - m->slots[i].gpa < m->slots[i].size)
 			return &m->slots[i];
 	return NULL;
+}
+
+/* "lo-hi perms offset MAJ:MIN INODE": the file (dev, inode) a maps line maps */
+static int maps_line_file(const char *line, uint64_t *lo, uint64_t *hi, dev_t *dev, ino_t *ino)
+{
+	unsigned int maj, min;
+	unsigned long inode;
+
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %*s %x:%x %lu", lo, hi, &maj, &min,
+		   &inode) != 5)
+		return -1;
+	*dev = makedev(maj, min);
+	*ino = inode;
+	return 0;
+}
+
+/* does /proc/N (pdir) hold (dev, ino) in an fd or a mapping? */
+static int proc_holds(int pdir, dev_t dev, ino_t ino)
+{
+	char line[512];
+	struct dirent *de;
+	struct stat st;
+	uint64_t lo, hi;
+	dev_t d;
+	ino_t i;
+	int fd, held = 0;
+	DIR *fds;
+	FILE *maps;
+
+	fd = openat(pdir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fds = fd < 0 ? NULL : fdopendir(fd);
+	if (!fds && fd >= 0)
+		close(fd);
+	while (fds && !held && (de = readdir(fds))) {
+		if (de->d_name[0] == '.')
+			continue;
+		/* the magic link leads to the open file itself, whatever its path */
+		held = !fstatat(dirfd(fds), de->d_name, &st, 0) && st.st_dev == dev &&
+		       st.st_ino == ino;
+	}
+	if (fds)
+		closedir(fds);
+	fd = held ? -1 : openat(pdir, "maps", O_RDONLY | O_CLOEXEC);
+	maps = fd < 0 ? NULL : fdopen(fd, "r");
+	if (!maps && fd >= 0)
+		close(fd);
+	while (maps && !held && read_line(maps, line, sizeof(line)))
+		held = !maps_line_file(line, &lo, &hi, &d, &i) && d == dev && i == ino && ino;
+	if (maps)
+		fclose(maps);
+	return held;
+}
+
+int memmap_file_held_elsewhere(pid_t pid, uint64_t hva, pid_t *holder, char *err, size_t errlen)
+{
+	char path[64], line[512];
+	uint64_t lo, hi;
+	dev_t dev = 0;
+	ino_t ino = 0;
+	struct dirent *de;
+	FILE *maps;
+	DIR *proc;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	maps = fopen(path, "re");
+	if (!maps) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (!found && read_line(maps, line, sizeof(line)))
+		found = !maps_line_file(line, &lo, &hi, &dev, &ino) && hva >= lo && hva < hi;
+	fclose(maps);
+	if (!found || !ino) {
+		snprintf(err, errlen, "hva %#" PRIx64 " is not in a file mapping of pid %d", hva,
+			 (int)pid);
+		return -1;
+	}
+	proc = opendir("/proc");
+	if (!proc) {
+		snprintf(err, errlen, "cannot read /proc: %s", strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(proc))) {
+		char *end;
+		long n = strtol(de->d_name, &end, 10);
+		int pfd;
+
+		if (*end || n <= 0 || n == pid)
+			continue;
+		pfd = openat(dirfd(proc), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (pfd < 0)
+			continue;	/* gone meanwhile */
+		if (proc_holds(pfd, dev, ino)) {
+			*holder = (pid_t)n;
+			close(pfd);
+			closedir(proc);
+			return 1;
+		}
+		close(pfd);
+	}
+	closedir(proc);
+	return 0;
 }

@@ -147,5 +147,15 @@ int memmap_check_maps(const struct memmap *m, FILE *maps, enum guest_ram_rule ru
 		      size_t errlen);
 /* The slot holding gpa, or NULL. */
 const struct memmap_slot *memmap_find_gpa(const struct memmap *m, uint64_t gpa);
+/*
+ * For a page of a shared file mapping (hwlab-vmm's hugetlb-shared memfd):
+ * does any process but pid hold the file pid maps at hva, open (an fd in
+ * /proc/N/fd) or mapped (a line of /proc/N/maps)? pagemap's exclusive bit
+ * counts only the mappings faulted in now; a process holding the fd could
+ * map the page later and take the poison meant for the guest. 1 with the
+ * first holder's pid in *holder, 0 if none, -1 with a message in err (hva
+ * not in a file mapping of pid, or /proc unreadable).
+ */
+int memmap_file_held_elsewhere(pid_t pid, uint64_t hva, pid_t *holder, char *err, size_t errlen);
 
 #endif

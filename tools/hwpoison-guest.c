@@ -324,6 +324,26 @@ static int in_shared_hugetlb(const struct memmap *m, uint64_t gpa)
 	return s && !strcmp(s->backing, "hugetlb-shared");
 }
 
+/*
+ * A page of a shared file is the VMM's alone only if no other process
+ * holds the file: one that has it open, or mapped without having touched
+ * this page yet, would take the poison later (pagemap's exclusive bit
+ * counts only the mappings faulted in now).
+ */
+static void check_file_not_held_elsewhere(pid_t pid, uint64_t hva, uint64_t gpa)
+{
+	char err[256];
+	pid_t holder = 0;
+	int r = memmap_file_held_elsewhere(pid, hva, &holder, err, sizeof(err));
+
+	if (r < 0)
+		die("GPA %#" PRIx64 ": %s", gpa, err);
+	if (r)
+		die("GPA %#" PRIx64 " (hva %#" PRIx64 ") is in guest RAM that pid %d shares with "
+		    "pid %d, which holds the same file: refusing to poison it", gpa, hva, pid,
+		    (int)holder);
+}
+
 static uint64_t hva_to_pfn(pid_t pid, uint64_t hva, uint64_t gpa, int shared_hugetlb,
 			   unsigned int wait_s)
 {
@@ -405,6 +425,8 @@ static uint64_t poison(pid_t pid, const struct memmap *m, uint64_t gpa, unsigned
 	 * pagemap read, still the same process, holding its table.
 	 */
 	check_same_process(pid);
+	if (shared_hugetlb)
+		check_file_not_held_elsewhere(pid, hva, gpa);
 	if (!use_corrupt_va)
 		recheck_pfn(pid, hva, gpa, shared_hugetlb, pfn);
 	check_same_process(pid);

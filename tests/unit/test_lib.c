@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* lib/: number parsing and the memslot table format shared by the VMM and the tools. */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -537,8 +539,74 @@ static void test_memmap_default_path(void)
 	CHECK(!strcmp(path, "/tmp/hwlab-vmm-1000/1234.memmap"), "%s", path);
 }
 
+/*
+ * A shared file mapping is the VMM's alone only while no other process
+ * holds the file: a child with the fd open, then one with it mapped (not
+ * touched), each found; none once they are gone.
+ */
+static void test_memmap_file_held_elsewhere(void)
+{
+	int fd = memfd_create("unit-held", MFD_CLOEXEC), go[2], r;
+	char err[200], *p;
+	pid_t child, holder = 0;
+	int mode;
+
+	CHECK(fd >= 0 && !ftruncate(fd, 4096), "a memfd");
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(p != MAP_FAILED, "mapped");
+	p[0] = 1;
+	CHECK_EQ(memmap_file_held_elsewhere(getpid(), (uintptr_t)p, &holder, err, sizeof(err)), 0);
+	/* anonymous memory is not a file mapping: refused, said why */
+	CHECK_EQ(memmap_file_held_elsewhere(getpid(), (uintptr_t)err, &holder, err, sizeof(err)),
+		 -1);
+	CHECK(strstr(err, "not in a file mapping") != NULL, "%s", err);
+	for (mode = 0; mode < 2; mode++) {
+		if (pipe(go))
+			return;
+		child = fork();
+		if (child == 0) {
+			char c;
+
+			/* mode 0: the fd only; mode 1: a mapping only, never touched */
+			if (mode == 1 && mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0) != MAP_FAILED)
+				close(fd);
+			munmap(p, 4096);
+			close(go[1]);
+			(void)!write(go[0], "", 0);
+			(void)!read(go[0], &c, 1);
+			_exit(0);
+		}
+		close(go[0]);
+		/* the child unmapped our mapping; wait until it has (its maps say so) */
+		for (r = 0; r < 2000; r++) {
+			char path[64], line[512];
+			FILE *f;
+			int has = 0;
+
+			snprintf(path, sizeof(path), "/proc/%d/maps", (int)child);
+			f = fopen(path, "re");
+			while (f && fgets(line, sizeof(line), f))
+				has |= strtoull(line, NULL, 16) == (uintptr_t)p;
+			if (f)
+				fclose(f);
+			if (!has)
+				break;
+			usleep(1000);
+		}
+		r = memmap_file_held_elsewhere(getpid(), (uintptr_t)p, &holder, err, sizeof(err));
+		CHECK(r == 1 && holder == child, "mode %d: the child holding the file is found "
+		      "(r %d, holder %d, child %d)", mode, r, (int)holder, (int)child);
+		close(go[1]);
+		waitpid(child, NULL, 0);
+	}
+	CHECK_EQ(memmap_file_held_elsewhere(getpid(), (uintptr_t)p, &holder, err, sizeof(err)), 0);
+	munmap(p, 4096);
+	close(fd);
+}
+
 void test_lib(void)
 {
+	test_memmap_file_held_elsewhere();
 	test_parse_u64();
 	test_memmap_round_trip();
 	test_memmap_strict();
