@@ -316,13 +316,14 @@ expect "${pfx}console-in-directory" 1 'refusing --console-in' \
 	timed 10 --kernel "$fakebz" --console /dev/null --console-in "$tmp"
 expect "${pfx}console-in-own-file" 1 "$notbz" \
 	timed 10 --kernel "$fakebz" --console /dev/null --console-in "$tmp/con-in-secret"
-# a FIFO that has its reader is a console like any other
-cat "$tmp/con-fifo" >/dev/null &
-reader=$!
+# a FIFO that has its reader is a console like any other. The reader is
+# this shell, by a read-write open, which Linux never blocks: a background
+# cat had not always reached its open() when the VMM looked (make
+# test-loaded: "a FIFO with no reader")
+exec 7<>"$tmp/con-fifo"
 expect "${pfx}console-fifo-with-reader" 1 "$notbz" \
 	timed 10 --kernel "$fakebz" --console "$tmp/con-fifo"
-kill "$reader" 2>/dev/null
-wait "$reader" 2>/dev/null
+exec 7<&-
 # The console is never stdout, the report channel: the default is stderr,
 # refused where stderr is stdout (timed's 2>&1 into a pipe) and guest lines
 # would read as reports (a guest printed a forged vmm_exit "ok").
