@@ -88,11 +88,12 @@ $(BUILD)/static/hwpoison-guest: $(OBJ)/static/tools/hwpoison-guest.o $(BUILD)/li
 $(BUILD)/hwlab-stamp: $(OBJ)/tools/hwlab-stamp.o $(BUILD)/libhwlab.a
 	$(CC) -static -o $@ $^
 
-$(BUILD)/madvise_sigbus: tests/integration/madvise_sigbus.c tests/integration/meminfo.h | $(BUILD)
+$(BUILD)/madvise_sigbus: tests/integration/madvise_sigbus.c tests/integration/meminfo.h \
+		tests/integration/check.h | $(BUILD)
 	$(CC) $(CFLAGS) -static -o $@ $<
 
 # read() of a poisoned hugetlb page, as the salvage does it (kernel 8/10-10/10)
-$(BUILD)/hugetlb_read: tests/integration/hugetlb_read.c | $(BUILD)
+$(BUILD)/hugetlb_read: tests/integration/hugetlb_read.c tests/integration/check.h | $(BUILD)
 	$(CC) $(CFLAGS) -static -o $@ $<
 
 $(BUILD)/corrupt_va_probe: tests/integration/corrupt_va_probe.c tests/integration/meminfo.h | $(BUILD)

@@ -72,10 +72,14 @@ static int mark_guest_ram(void *p, uint64_t size, enum memslot_backing backing)
 	return 0;
 }
 
-/* mmap, then mark_guest_ram(); MAP_FAILED (errno set) if either fails */
-static void *map_marked(void *at, uint64_t size, int flags, enum memslot_backing backing)
+/*
+ * mmap (of fd at off, or anonymous with fd -1), then mark_guest_ram();
+ * MAP_FAILED (errno set) if either fails
+ */
+static void *map_marked(void *at, uint64_t size, int flags, enum memslot_backing backing, int fd,
+			off_t off)
 {
-	void *p = mmap(at, size, PROT_READ | PROT_WRITE, flags, -1, 0);
+	void *p = mmap(at, size, PROT_READ | PROT_WRITE, flags, fd, off);
 	int e;
 
 	if (p == MAP_FAILED || !mark_guest_ram(p, size, backing))
@@ -99,9 +103,7 @@ static void *map_marked(void *at, uint64_t size, int flags, enum memslot_backing
  */
 static void *map_shared_hugetlb(struct memslot *s, uint64_t size, void *at)
 {
-	int flags = MAP_SHARED | (at ? MAP_FIXED : 0);
 	off_t off = at ? (uint8_t *)at - s->hva : 0;
-	void *p;
 	int e;
 
 	if (!at) {
@@ -121,14 +123,8 @@ static void *map_shared_hugetlb(struct memslot *s, uint64_t size, void *at)
 		return MAP_FAILED;
 	}
 	/* MAP_SHARED hugetlb reserves its pages here too: a small pool fails now */
-	p = mmap(at, size, PROT_READ | PROT_WRITE, flags, s->fd, off);
-	if (p == MAP_FAILED || !mark_guest_ram(p, size, BACKING_HUGETLB_SHARED))
-		return p;
-	e = errno;
-	if (!at)
-		munmap(p, size);
-	errno = e;
-	return MAP_FAILED;
+	return map_marked(at, size, MAP_SHARED | (at ? MAP_FIXED : 0), BACKING_HUGETLB_SHARED,
+			  s->fd, off);
 }
 
 static void *map_guest_ram(uint64_t size, enum memslot_backing backing, void *at)
@@ -143,12 +139,12 @@ static void *map_guest_ram(uint64_t size, enum memslot_backing backing, void *at
 	 * VMM's handler exists: rc 135, nothing said).
 	 */
 	if (backing == BACKING_HUGETLB)
-		return map_marked(at, size, flags | MAP_HUGETLB | MAP_HUGE_2MB, backing);
+		return map_marked(at, size, flags | MAP_HUGETLB | MAP_HUGE_2MB, backing, -1, 0);
 	if (backing == BACKING_HUGETLB_1G)
-		return map_marked(at, size, flags | MAP_HUGETLB | MAP_HUGE_1GB, backing);
+		return map_marked(at, size, flags | MAP_HUGETLB | MAP_HUGE_1GB, backing, -1, 0);
 	flags |= MAP_NORESERVE;
 	if (backing == BACKING_ANON || at)
-		return map_marked(at, size, flags, backing);
+		return map_marked(at, size, flags, backing, -1, 0);
 	/* THP: a 2 MiB-aligned range, so whole huge pages can back it. */
 	p = mmap(NULL, size + SZ_2M, PROT_READ | PROT_WRITE, flags, -1, 0);
 	if (p == MAP_FAILED)
@@ -232,12 +228,8 @@ void *guest_ram_map_anon(uint64_t size)
 
 void *guest_ram_map_file(const struct memslot *s, void *at, uint64_t size)
 {
-	off_t off = (uint8_t *)at - s->hva;
-	void *p = mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, s->fd, off);
-
-	if (p != MAP_FAILED && mark_guest_ram(p, size, BACKING_HUGETLB_SHARED))
-		return MAP_FAILED;
-	return p;
+	return map_marked(at, size, MAP_SHARED | MAP_FIXED, BACKING_HUGETLB_SHARED, s->fd,
+			  (uint8_t *)at - s->hva);
 }
 
 int guest_ram_create(struct vm *vm)

@@ -17,7 +17,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,29 +24,14 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "check.h"
+
 #ifndef MFD_HUGE_2MB
 #define MFD_HUGE_2MB (21U << 26)
 #endif
 #define HUGE	(2UL << 20)
 #define PAGE	4096UL
 #define BAD	300UL
-
-static int failures;
-
-static void check(int ok, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void check(int ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("HWLAB-CHECK %s %s: ", ok ? "PASS" : "FAIL", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	failures += !ok;
-}
 
 static int pattern(unsigned long i)
 {

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "meminfo.h"
 
 static sigjmp_buf recover;
@@ -28,24 +29,6 @@ static void on_sigbus(int sig, siginfo_t *info, void *uctx)
 	(void)uctx;
 	memcpy((void *)&caught, info, sizeof(*info));
 	siglongjmp(recover, 1);
-}
-
-static int failures;
-
-static void check(int ok, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-#include <stdarg.h>
-static void check(int ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("HWLAB-CHECK %s %s: ", ok ? "PASS" : "FAIL", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	failures += !ok;
 }
 
 int main(void)
