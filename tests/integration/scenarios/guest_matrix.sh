@@ -183,6 +183,8 @@ hwlab_inner.interval_ms=3600000 hwlab_inner.check_interval=$iv" --mce-kill early
 		grep -q "Memory failure: $pfn: recovery action for dirty LRU page: Recovered" "$k-$tag.con"
 	check "$k-$tag-sigbus" "$kver: the target got BUS_MCEERR_AO before it read the page" \
 		grep -q "INNER-SIGBUS tag=target .* code=BUS_MCEERR_AO .* idx=3" "$k-$tag.con"
+	# what matched, if anything: the console is not kept after the run
+	grep -E 'Kernel panic|Oops|BUG:' "$k-$tag.con" | head -n 5 | sed 's/^/  con: /'
 	check "$k-$tag-no-panic" "$kver: no oops or panic" sh -c "! grep -qE 'Kernel panic|Oops|BUG:' $k-$tag.con"
 	measure "$k" "$tag" vmm=hwlab check_interval_s="$poll" \
 		recovered=$(grep -c "Memory failure: $pfn: recovery action .*: Recovered" "$k-$tag.con") \
