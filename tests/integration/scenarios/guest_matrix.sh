@@ -217,6 +217,19 @@ smp_cell() {
 	measure "$k" smp vmm=hwlab recovered="$n"
 }
 
+# the target of the hugetlb cells: its 512 pages in one guest THP, and it
+# handles its SIGBUS and goes on
+THP_TARGET_ARGS="hwlab_inner.thp=1 hwlab_inner.pages=512 hwlab_inner.restart=0 \
+hwlab_inner.on_sigbus=recover hwlab_inner.interval_ms=200"
+
+# last_words CONSOLE SKIP_ERE : what a guest said around its panic, oops or
+# machine check, without the per-page lines SKIP_ERE names
+last_words() {
+	grep -vE "$2" "$1" |
+		grep -E -B2 -A12 'Kernel panic|Oops|BUG:|Machine check|Hardware Error\]: CPU' |
+		head -n 60 | sed 's/^/  con: /'
+}
+
 # splits_by_reading : whether this row's kernel (kver "SUITE X.Y.Z-N") is
 # 6.12 or later, whose THP split reads every subpage
 # (try_to_map_unused_to_zeropage())
@@ -236,8 +249,7 @@ splits_by_reading() {
 # a change either way shows.
 huge_cell() {
 	k=$1
-	start_linux "$k-huge.log" "$k-huge.con" "$MATRIX_APPEND hwlab_inner.thp=1 hwlab_inner.pages=512 \
-hwlab_inner.restart=0 hwlab_inner.on_sigbus=recover hwlab_inner.interval_ms=200" --backing hugetlb
+	start_linux "$k-huge.log" "$k-huge.con" "$MATRIX_APPEND $THP_TARGET_ARGS" --backing hugetlb
 	started "$k" huge "$k-huge.con" || return 1
 	gpa=$(page_field "$k-huge.con" 0 gpa)
 	base=$(printf '%#x' $((gpa & ~0x1fffff)))
@@ -252,10 +264,7 @@ hwlab_inner.restart=0 hwlab_inner.on_sigbus=recover hwlab_inner.interval_ms=200"
 	stop_vmm "$k-huge.log" >/dev/null
 	n=$(recovered_in "$k-huge.con" $((base >> 12)))
 	if [ "$n" -ne 512 ] || grep -qE 'Kernel panic|Oops|BUG:' "$k-huge.con"; then
-		# what the guest said when it went wrong, without the 512 pages' lines
-		grep -vE 'INNER-PAGE|INNER-SIGBUS|INNER-ROUND|recovery action for' "$k-huge.con" |
-			grep -E -B2 -A12 'Kernel panic|Oops|BUG:|Machine check|Hardware Error\]: CPU' |
-			head -n 60 | sed 's/^/  con: /'
+		last_words "$k-huge.con" 'INNER-PAGE|INNER-SIGBUS|INNER-ROUND|recovery action for'
 		json_line "$k-huge.log" '"event":"vmm_exit"' | sed 's/^/  vmm: /'
 	fi
 	check "$k-huge-thp" "$kver: the target's 512 pages are one 2 MiB-aligned THP ($gpa)" test "$gpa" = "$base"
@@ -299,8 +308,7 @@ reserve_hugepages() {
 # THP split (6.12 and later read every subpage) finds the rest readable.
 salvage_cell() {
 	k=$1
-	start_linux "$k-salvage.log" "$k-salvage.con" "$MATRIX_APPEND hwlab_inner.thp=1 \
-hwlab_inner.pages=512 hwlab_inner.restart=0 hwlab_inner.on_sigbus=recover hwlab_inner.interval_ms=200" \
+	start_linux "$k-salvage.log" "$k-salvage.con" "$MATRIX_APPEND $THP_TARGET_ARGS" \
 		--backing hugetlb-shared
 	started "$k" salvage "$k-salvage.con" || return 1
 	gpa=$(page_field "$k-salvage.con" 0 gpa)
@@ -316,9 +324,7 @@ hwlab_inner.pages=512 hwlab_inner.restart=0 hwlab_inner.on_sigbus=recover hwlab_
 	stop_vmm "$k-salvage.log" >/dev/null
 	n=$(recovered_in "$k-salvage.con" $((base >> 12)))
 	if [ "$n" -ne 1 ] || grep -qE 'Kernel panic|Oops|BUG:' "$k-salvage.con"; then
-		grep -vE 'INNER-PAGE|INNER-ROUND' "$k-salvage.con" |
-			grep -E -B2 -A12 'Kernel panic|Oops|BUG:|Machine check|Hardware Error\]: CPU' |
-			head -n 60 | sed 's/^/  con: /'
+		last_words "$k-salvage.con" 'INNER-PAGE|INNER-ROUND'
 		json_line "$k-salvage.log" '"event":"hugetlb_salvage"' | sed 's/^/  vmm: /'
 	fi
 	check "$k-salvage-thp" "$kver: the target's 512 pages are one 2 MiB-aligned THP ($gpa)" \
