@@ -391,19 +391,27 @@ static int deliver_spread(struct vcpu *v)
  */
 enum salvaged { SALVAGED_NONE, SALVAGED_BAD, SALVAGED_HEALTHY };
 
+/* q: ev as the kernel would send it for the 4 KiB page at gpa of slot s (LSB 12) */
+static int prepare_page(struct vm *vm, const struct memslot *s, const struct sigbus_event *ev,
+			uint64_t gpa, struct pending_mce *q)
+{
+	struct sigbus_event page_ev = *ev;
+
+	page_ev.addr = (uintptr_t)s->hva + (gpa - s->gpa);
+	page_ev.lsb = 12;
+	return mce_event_prepare(&vm->mem, vm->mce_style, &page_ev, q);
+}
+
 static enum salvaged salvage_extent(struct vm *vm, struct pending_mce *p,
 				    struct salvage_result *r)
 {
-	struct sigbus_event page_ev = p->ev;
 	const struct memslot *s = p->ext.slot;
 	uint64_t gpa;
 
 	if (!hugetlb_salvage_possible(s) || hugetlb_salvage(s, p->ext.gpa, r))
 		return SALVAGED_NONE;
 	gpa = s->gpa + ((p->ev.addr - (uintptr_t)s->hva) & ~(GUEST_PAGE_SIZE - 1));
-	page_ev.addr = (uintptr_t)s->hva + (gpa - s->gpa);
-	page_ev.lsb = 12;
-	if (mce_event_prepare(&vm->mem, vm->mce_style, &page_ev, p) < 0)
+	if (prepare_page(vm, s, &p->ev, gpa, p) < 0)
 		return SALVAGED_NONE;	/* cannot be: the page is in s */
 	return hugetlb_salvage_page_bad(r, gpa) ? SALVAGED_BAD : SALVAGED_HEALTHY;
 }
@@ -597,14 +605,9 @@ static void action_optional_salvaged(struct vm *vm, struct pending_mce *p,
 	uint64_t gpa;
 
 	for (gpa = r->gpa; gpa < r->gpa + SALVAGE_UNIT; gpa += GUEST_PAGE_SIZE) {
-		struct sigbus_event page_ev = p->ev;
 		struct pending_mce q;
 
-		if (!hugetlb_salvage_page_bad(r, gpa))
-			continue;
-		page_ev.addr = (uintptr_t)s->hva + (gpa - s->gpa);
-		page_ev.lsb = 12;
-		if (mce_event_prepare(&vm->mem, vm->mce_style, &page_ev, &q) < 0)
+		if (!hugetlb_salvage_page_bad(r, gpa) || prepare_page(vm, s, &p->ev, gpa, &q) < 0)
 			continue;
 		if (record_poison(vm, &q.ext) == 0) {
 			mce_event_report(MCE_EVENT_NO_VCPU, &q, "ignore",
