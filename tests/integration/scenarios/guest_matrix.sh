@@ -630,7 +630,7 @@ if [ "$matrix" = full ] && [ -z "${cases##*default*}" ] && [ "$boot_only" != 1 ]
 	# so that a silent outer VM is not taken for a frozen one
 	while [ -n "$(for p in $pids; do kill -0 "$p" 2>/dev/null && echo "$p"; done)" ]; do
 		sleep 30
-		echo "  default poll: waiting for$(for p in $pids; do kill -0 "$p" 2>/dev/null && echo " $p"; done)"
+		echo "  default poll: waiting for$(for p in $pids; do kill -0 "$p" 2>/dev/null && printf " %s" "$p"; done)"
 	done
 	wait
 	echo 0 >/proc/sys/vm/memory_failure_early_kill
