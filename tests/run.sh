@@ -125,6 +125,9 @@ if [ "${HWLAB_HOST_CHECKS:-1}" = 1 ]; then
 	echo "== hwlab-stamp keeps every line of QEMU's console"
 	run_checks hwlab_stamp "$here/tests/host/hwlab_stamp.sh"
 
+	echo "== guest_ms: a guest's own time of an event, on console fixtures"
+	run_checks guest_ms "$here/tests/host/guest_ms.sh"
+
 	echo "== no early-stopping pipe reader under pipefail (scripts)"
 	run_checks pipefail_lint "$here/tests/host/pipefail_lint.sh"
 

@@ -181,7 +181,8 @@ stamp_of() { sed -n 's/^\[t_ns=\([0-9]*\)\].*/\1/p'; }
 # window keeps the two clocks' drift out. WINDOW 0: only the lines arriving
 # from T0 to the matched line itself (on a loaded machine the guest's clock
 # drifted 2-3 % from the outer one: 30 s of window put sid's Recovered 772
-# ms before the write). "-" without such lines.
+# ms before the write), or, when none arrived in between, the first printk
+# line after it. "-" without such lines.
 guest_ms() {
 	awk -v t0="$2" -v re="$3" -v win="${4:-30}" '
 	# nsec S : a "sss.uuuuuu" printk time in ns
@@ -211,7 +212,9 @@ guest_ms() {
 		# (busybox awk reads a number with a leading 0 as octal: nsec)
 		pns = nsec(p)
 		if (win > 0) inwin = arr >= t0 - win * 1000000000 && arr <= t0 + win * 1000000000
-		else inwin = arr >= t0 && !found
+		# (and, when the match itself came inside another line, the next
+		# printk line after it: the one sample there is)
+		else inwin = arr >= t0 && (!found || !have)
 		if (inwin) {
 			d = arr - pns
 			if (!have || d < off) { off = d; have = 1 }
