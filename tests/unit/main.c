@@ -1,46 +1,60 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Host unit tests: the VMM's pure logic, no VM and no /dev/kvm needed. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "unit.h"
 
 unsigned int unit_passed, unit_failed;
 
-static void run(const char *name, void (*fn)(void))
+/* every UNIT_TEST, as its constructor added it: in no particular order */
+static struct unit_test *registered;
+static unsigned int nr_registered;
+
+void unit_register(struct unit_test *t)
+{
+	t->next = registered;
+	registered = t;
+	nr_registered++;
+}
+
+/*
+ * Source order: by file, then by line. Constructors run in link order,
+ * which the Makefile's wildcard and the linker decide; this order is the
+ * one a reader of tests/unit/ sees, and stays put when a file is added.
+ */
+static int source_order(const void *a, const void *b)
+{
+	const struct unit_test *x = *(const struct unit_test *const *)a;
+	const struct unit_test *y = *(const struct unit_test *const *)b;
+	int c = strcmp(x->file, y->file);
+
+	return c ? c : x->line - y->line;
+}
+
+static void run(const struct unit_test *t)
 {
 	unsigned int before = unit_failed;
 
-	fn();
-	printf("%s %s\n", unit_failed == before ? "ok  " : "FAIL", name);
+	t->fn();
+	printf("%s %s\n", unit_failed == before ? "ok  " : "FAIL", t->desc);
 }
 
 int main(void)
 {
-	run("memslot translation", test_memslot);
-	run("a lost huge page salvaged: 4 KiB lost, not 2 MiB", test_hugetlb_salvage);
-	run("MCE encoding", test_mce_encode);
-	run("MCE encoding, AMD vCPUs", test_mce_encode_amd);
-	run("AMD deferred-error banks", test_mce_deferred_bank);
-	run("MCA broadcast encoding", test_mce_encode_broadcast);
-	run("QMP replies and gpa2hva", test_qmp);
-	run("libvirt memory-failure events as report lines", test_memory_failure_event);
-	run("Linux guest boot: bzImage, e820, MP table, CPUID, UART", test_linux_boot);
-	run("poisoned-page list", test_poison_list);
-	run("guest ELF loader", test_elf_load);
-	run("SIGBUS event to machine check", test_mce_event);
-	run("shared library (numbers, memslot table)", test_lib);
-	run("VMM options table", test_options);
-	run("SIGBUS event ring", test_ao_ring);
-	run("SIGBUS event ring, several producers", test_ao_ring_threads);
-	run("AO delivery to a running vCPU", test_mce_delivery);
-	run("ucall decoder", test_ucall);
-	run("guest log rate limit", test_ratelimit);
-	run("which pages a tool may poison", test_page_classify);
-	run("SIGBUS a process sent: counted, not in the AO ring", test_sigbus_foreign);
-	run("vCPU reset to its power-on state (host /dev/kvm)", test_vcpu_reset);
-	run("output queue: drops, notices, EPIPE", test_outq);
-	run("CPUID: XSAVE as the vCPU can enable it (outer VM's KVM)", test_cpuid_xsave);
-	run("port exits: the busiest ports", test_pc_io_busiest);
-	run("no keyboard controller, found in a few port exits; its reset line", test_pc_io_i8042);
-	run("the AGP aperture search ends at its first probe; still no PCI", test_pc_io_agp_search);
+	struct unit_test **table = calloc(nr_registered, sizeof(*table)), *t;
+	unsigned int i = 0;
+
+	if (!table) {
+		perror("unit-tests: calloc");
+		return 1;
+	}
+	for (t = registered; t; t = t->next)
+		table[i++] = t;
+	qsort(table, nr_registered, sizeof(*table), source_order);
+	for (i = 0; i < nr_registered; i++)
+		run(table[i]);
+	free(table);
 	printf("unit: %u passed, %u failed\n", unit_passed, unit_failed);
 	return unit_failed != 0;
 }

@@ -74,7 +74,7 @@ static int dirty(struct vcpu *v)
 	       set_msr(v, MSR_IA32_SYSENTER_CS, 0x10) || set_msr(v, MSR_IA32_CR_PAT, 0);
 }
 
-void test_vcpu_reset(void)
+UNIT_TEST(vcpu_reset, "vCPU reset to its power-on state (host /dev/kvm)")
 {
 	struct vcpu *v = &vm.vcpus[0];
 	struct kvm_vcpu_events ev;
