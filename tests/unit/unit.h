@@ -27,9 +27,9 @@ extern unsigned int unit_passed, unit_failed;
 /*
  * UNIT_TEST(name, description) { ... } defines a test and registers it,
  * in one place: the function test_<name> and a constructor that adds it to
- * main.c's table. name is what `unit-tests NAME` selects; description is
- * what its ok/FAIL line says. main.c runs the table in source order (file
- * name, then line), whatever order the linker ran the constructors in.
+ * main.c's table. description is what its ok/FAIL/skip line says. main.c
+ * runs the table in source order (file name, then line), whatever order
+ * the linker ran the constructors in.
  */
 struct unit_test {
 	const char *name;
@@ -41,6 +41,7 @@ struct unit_test {
 };
 
 void unit_register(struct unit_test *t);
+void unit_skip(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
 #define UNIT_TEST(id, description)						\
 	static void test_##id(void);						\
@@ -53,5 +54,19 @@ void unit_register(struct unit_test *t);
 		unit_register(&unit_test_##id);					\
 	}									\
 	static void test_##id(void)
+
+/*
+ * UNIT_SKIP("reason", ...): the test cannot run on this host (no usable
+ * /dev/kvm, say). It stops there, from any depth, and main.c prints
+ * "skip DESCRIPTION: reason" and counts it skipped, as the KVM selftests'
+ * TEST_REQUIRE gives KSFT_SKIP. Release what the test holds first: the
+ * stop is a longjmp. UNIT_REQUIRE(cond, "reason", ...) skips unless cond.
+ */
+#define UNIT_SKIP(...) unit_skip(__VA_ARGS__)
+#define UNIT_REQUIRE(cond, ...)							\
+	do {									\
+		if (!(cond))							\
+			unit_skip(__VA_ARGS__);					\
+	} while (0)
 
 #endif
