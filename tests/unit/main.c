@@ -3,6 +3,7 @@
  * Host unit tests: the VMM's pure logic, no VM; a test that needs the
  * host's /dev/kvm skips, saying why, where it has none.
  */
+#include <fnmatch.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -78,21 +79,105 @@ static void run(const struct unit_test *t)
 	printf("skip %s: %s\n", t->desc, skip_reason);
 }
 
-int main(void)
+/* whether a command line of NAMEs (shell patterns) picks t; none: every test */
+static int picked(const struct unit_test *t, int nr_names, char **names, int *name_used)
 {
-	struct unit_test **table = calloc(nr_registered, sizeof(*table)), *t;
-	unsigned int i = 0;
+	int i, hit = nr_names == 0;
 
-	if (!table) {
+	for (i = 0; i < nr_names; i++)
+		if (!fnmatch(names[i], t->name, 0))
+			hit = name_used[i] = 1;
+	return hit;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: unit-tests [--list] [NAME...]\n"
+		"  runs every unit test, or those whose names match a NAME (a shell pattern:\n"
+		"  'mce_*'); --list prints the names and descriptions instead\n");
+}
+
+/* two tests of one name: `unit-tests NAME` could not tell them apart */
+static int names_unique(struct unit_test **table, unsigned int n)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (!strcmp(table[i]->name, table[j]->name)) {
+				fprintf(stderr, "unit-tests: two tests named %s: %s:%d and %s:%d\n",
+					table[i]->name, table[i]->file, table[i]->line,
+					table[j]->file, table[j]->line);
+				return 0;
+			}
+	return 1;
+}
+
+/* the tests a command line of NAMEs picks, in source order, or NULL */
+static struct unit_test **pick(int nr_names, char **names, unsigned int *n)
+{
+	struct unit_test **table = calloc(nr_registered + 1, sizeof(*table)), *t;
+	int *name_used = calloc(nr_names + 1, sizeof(*name_used)), i;
+
+	*n = 0;
+	if (!table || !name_used) {
 		perror("unit-tests: calloc");
-		return 1;
+		goto fail;
 	}
 	for (t = registered; t; t = t->next)
-		table[i++] = t;
-	qsort(table, nr_registered, sizeof(*table), source_order);
-	for (i = 0; i < nr_registered; i++)
-		run(table[i]);
+		if (picked(t, nr_names, names, name_used))
+			table[(*n)++] = t;
+	/* a misspelt name would otherwise pass, having run nothing */
+	for (i = 0; i < nr_names; i++) {
+		if (!name_used[i]) {
+			fprintf(stderr, "unit-tests: no test named '%s' (--list shows them)\n", names[i]);
+			goto fail;
+		}
+	}
+	qsort(table, *n, sizeof(*table), source_order);
+	if (!names_unique(table, *n))
+		goto fail;
+	free(name_used);
+	return table;
+fail:
 	free(table);
+	free(name_used);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct unit_test **table;
+	unsigned int i, n;
+	int list = 0;
+
+	if (argc > 1 && !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "--list")) {
+		list = 1;
+		argv++;
+		argc--;
+	}
+	for (i = 1; i < (unsigned int)argc; i++) {
+		if (argv[i][0] == '-') {
+			usage(stderr);
+			return 2;
+		}
+	}
+	table = pick(argc - 1, argv + 1, &n);
+	if (!table)
+		return 2;
+	for (i = 0; i < n; i++) {
+		if (list)
+			printf("%-22s %s\n", table[i]->name, table[i]->desc);
+		else
+			run(table[i]);
+	}
+	free(table);
+	if (list)
+		return 0;
 	/* tests/run.sh and tests/host/asan.sh parse this line */
 	printf("unit: %u passed, %u failed, %u skipped\n", unit_passed, unit_failed, unit_skipped);
 	return unit_failed != 0;

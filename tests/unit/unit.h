@@ -27,7 +27,8 @@ extern unsigned int unit_passed, unit_failed;
 /*
  * UNIT_TEST(name, description) { ... } defines a test and registers it,
  * in one place: the function test_<name> and a constructor that adds it to
- * main.c's table. description is what its ok/FAIL/skip line says. main.c
+ * main.c's table. name is what `unit-tests NAME` selects (and --list
+ * shows); description is what its ok/FAIL/skip line says. main.c
  * runs the table in source order (file name, then line), whatever order
  * the linker ran the constructors in.
  */
