@@ -2,6 +2,7 @@
 #   make deps   install the build's Debian packages (apt-get)
 #   make        VMM, guest, test programs (host side, no VM)
 #   make test   host unit tests + outer-VM integration scenarios
+#   make unit   the host unit tests alone (UNIT='mce_*' for some)
 #   make test-loaded  the same beside a CPU hog on every core
 #   make soak N=1000  N poison events in one run: latency median/p99/max
 #   make linux-latency  the Linux guest: boot time, LINUX_EVENTS (20) events' latency
@@ -195,8 +196,9 @@ FORCE:
 
 initramfs: $(BUILD)/initramfs.cpio.gz $(BUILD)/initramfs-compare.cpio.gz
 
+# UNIT='NAME...': only those tests (shell patterns; build/unit-tests --list names them)
 unit: $(BUILD)/unit-tests
-	$(BUILD)/unit-tests
+	$(BUILD)/unit-tests $(UNIT)
 
 # ASan+UBSan: the same rules into build/asan, dynamically linked. Not
 # recovering from UB makes every sanitizer report fail the run.

@@ -94,12 +94,14 @@ if [ "${HWLAB_HOST_CHECKS:-1}" = 1 ]; then
 	unit_out=$("$here/build/unit-tests")
 	unit_rc=$?
 	echo "$unit_out"
-	read -r up uf < <(echo "$unit_out" | sed -n 's/^unit: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+	# a skipped unit test (UNIT_SKIP: no usable /dev/kvm, say) is a skipped check
+	read -r up uf us < <(echo "$unit_out" |
+		sed -n 's/^unit: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p')
 	if [ -z "${up:-}" ]; then
 		echo "FAIL unit-tests: exit $unit_rc without a summary"
-		up=0 uf=1
+		up=0 uf=1 us=0
 	fi
-	passed=$((passed + up)) failed=$((failed + uf))
+	passed=$((passed + up)) failed=$((failed + uf)) skipped=$((skipped + us))
 
 	# The VMM on this host: bad input, and runs on the host's own /dev/kvm where
 	# there is one that works (a counted SKIP without).

@@ -256,7 +256,7 @@ static void test_synthetic(void)
 	free(c);
 }
 
-void test_cpuid_xsave(void)
+UNIT_TEST(cpuid_xsave, "CPUID: XSAVE as the vCPU can enable it (outer VM's KVM)")
 {
 	test_outer_vm_no_xsetbv_exit();
 	test_outer_vm_xsetbv_exits();

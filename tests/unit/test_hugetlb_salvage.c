@@ -110,7 +110,7 @@ static int backed_by_file(int fd, uint8_t *hva, off_t off)
 	return seen == 0xee;
 }
 
-void test_hugetlb_salvage(void)
+UNIT_TEST(hugetlb_salvage, "a lost huge page salvaged: 4 KiB lost, not 2 MiB")
 {
 	static const struct salvage_ops fake = { fake_read, fake_poison };
 	int fd = memfd_create("unit-salvage", MFD_CLOEXEC);

@@ -317,7 +317,7 @@ static void test_uart_stamp(void)
 	close(p[1]);
 }
 
-void test_linux_boot(void)
+UNIT_TEST(linux_boot, "Linux guest boot: bzImage, e820, MP table, CPUID, UART")
 {
 	test_limits();
 	test_bzimage();

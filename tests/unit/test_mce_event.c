@@ -8,7 +8,7 @@
 
 #define MiB (1ULL << 20)
 
-void test_mce_event(void)
+UNIT_TEST(mce_event, "SIGBUS event to machine check")
 {
 	struct memslot_table mem = { .count = 1 };
 	struct sigbus_event ev = { .code = BUS_MCEERR_AR };

@@ -21,7 +21,7 @@ static int parse(struct vmm_options *o, const char *const *args)
 	return options_parse(argc, argv, o);
 }
 
-void test_options(void)
+UNIT_TEST(options, "VMM options table")
 {
 	static const char *const names[] = {
 		"--mem MIB", "--slots N", "--backing KIND", "--vcpus N", "--passes N",

@@ -33,7 +33,7 @@ static void count_notice(struct outq *q)
 			nanosleep(&ms, NULL);				\
 	} while (0)
 
-void test_outq(void)
+UNIT_TEST(outq, "output queue: drops, notices, EPIPE")
 {
 	/* static: the writer thread outlives this function */
 	static struct outq q = OUTQ_INIT(-1), gone = OUTQ_INIT(-1);

@@ -2,7 +2,7 @@
 #include "poison_list.h"
 #include "unit.h"
 
-void test_poison_list(void)
+UNIT_TEST(poison_list, "poisoned-page list")
 {
 	struct poison_list l = { 0 };
 	unsigned int i, sorted = 1;

@@ -15,7 +15,7 @@ static unsigned int allowed(struct ratelimit *rl, uint64_t *now, unsigned int n,
 	return ok;
 }
 
-void test_ratelimit(void)
+UNIT_TEST(ratelimit, "guest log rate limit")
 {
 	uint64_t now = 5000 * MS;
 	struct ratelimit rl;
