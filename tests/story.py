@@ -8,6 +8,9 @@ A scenario that booted a Linux guest in hwlab-vmm (linux_guest) is told two
 levels deep, run by run and in time order: the outer kernel, the VMM, the
 inner kernel and the inner processes, each line at its time on the outer
 VM's clock, which the VMM's report lines and its --console-stamp share.
+Consecutive lines that differ only in their places and times (a burst told
+page by page) fold into one line with a count, so each story fits a screen;
+fold() and its key are below, tests/story_test.py tests them.
 """
 import json
 import re
@@ -170,8 +173,9 @@ def story(path, quiet=False):
     # (time in ns or None, who, text); the kernel's on printk's clock, the
     # VMM's on CLOCK_MONOTONIC: each is compared only with its own kind
     lines, kernel = [], []
-    for line in open(path, errors="replace"):
-        line = line.rstrip("\n")
+    with open(path, errors="replace") as f:
+        log = [line.rstrip("\n") for line in f]
+    for line in log:
         m = KERNEL_TIMED.match(line)
         if m:
             # The VMM's report reaches the console only when it exits; tell
@@ -265,8 +269,9 @@ def place_outer(groups, poisons):
 def linux_runs(path):
     """The Linux-guest runs of one log: their outer, VMM and inner lines."""
     runs, groups, poisons = [], [], []
-    for line in open(path, errors="replace"):
-        line = line.rstrip("\n")
+    with open(path, errors="replace") as f:
+        log = [line.rstrip("\n") for line in f]
+    for line in log:
         m = KERNEL_TIMED.match(line)
         if m:
             t, text = int(float(m.group(1)) * 1e9), m.group(2)
