@@ -49,7 +49,8 @@ class FoldKey(unittest.TestCase):
     def test_the_kernels_bare_hex(self):
         _, values = story.fold_key("mce: [Hardware Error]: TSC 794c01148 ADDR 19a6000 MISC 8c")
         self.assertEqual(values, ["794c01148", "19a6000"])
-        _, values = story.fold_key("mce: Uncorrected hardware memory error in user-access at 19a6000")
+        _, values = story.fold_key("mce: Uncorrected hardware memory error in user-access "
+                                   "at 19a6000")
         self.assertEqual(values, ["19a6000"])
 
 
