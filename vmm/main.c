@@ -22,19 +22,19 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "console_io.h"
-#include "guest_ram.h"
-#include "irqchip.h"
-#include "kvm_dev.h"
+#include "pc/console_io.h"
+#include "core/guest_ram.h"
+#include "pc/irqchip.h"
+#include "core/kvm_dev.h"
 #include "log.h"
-#include "mce.h"
+#include "mce/mce.h"
 #include "options.h"
-#include "outq.h"
-#include "pc_io.h"
-#include "report.h"
+#include "core/outq.h"
+#include "pc/pc_io.h"
+#include "core/report.h"
 #include "vcpu.h"
-#include "vm.h"
-#include "x86_boot.h"
+#include "core/vm.h"
+#include "boot/x86_boot.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
