@@ -23,6 +23,7 @@
 
 #include "clock.h"
 #include "pc/console_io.h"
+#include "boot/guest_boot.h"
 #include "core/guest_ram.h"
 #include "pc/irqchip.h"
 #include "core/kvm_dev.h"
@@ -34,7 +35,6 @@
 #include "core/report.h"
 #include "vcpu.h"
 #include "core/vm.h"
-#include "boot/x86_boot.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -358,7 +358,7 @@ static int reset_guest(struct vm *vm)
 	vm->boot_count++;
 	vm->stop = vm->reset_requested = 0;
 	if (guest_ram_remap_poisoned(vm) || guest_ram_refresh_boot_area(vm) ||
-	    x86_boot_load_guest(vm))
+	    guest_boot_load(vm))
 		return -1;
 	/* a reboot starts with the interrupt hardware as at power-on */
 	if (vm->kind == GUEST_KIND_LINUX && irqchip_restore_vm(vm))
@@ -478,7 +478,7 @@ static int setup(struct vm *vm, struct vmm_options *opt, int *ao_fd)
 
 	if (guest_image_read(&vm->image, opt->kernel_path ? opt->kernel_path : opt->image_path) ||
 	    (opt->kernel_path && setup_linux(vm, opt)) || vm_create(vm, opt) ||
-	    x86_boot_load_guest(vm))
+	    guest_boot_load(vm))
 		return -1;
 	for (i = 0; i < opt->nr_vcpus; i++)
 		if (vcpu_create(vm, i))

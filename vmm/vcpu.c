@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "x86/cpuid.h"
+#include "boot/guest_boot.h"
 #include "pc/irqchip.h"
 #include "core/kvm_ioctl.h"
 #include "log.h"
@@ -22,7 +23,6 @@
 #include "core/report.h"
 #include "hwlab/ucall.h"
 #include "core/vm.h"
-#include "boot/x86_boot.h"
 
 /* The VM's CPUID with this vCPU's APIC id (the MP table's name for it). */
 static int set_cpuid(struct vcpu *v)
@@ -233,7 +233,7 @@ int vcpu_reset(struct vcpu *v)
 			return -1;
 	}
 	/* events after the registers: KVM_SET_SREGS may queue an interrupt */
-	if (x86_boot_reset_vcpu(v) || mce_reset_vcpu(v) || vcpu_power_on_state(v))
+	if (guest_boot_reset_vcpu(v) || mce_reset_vcpu(v) || vcpu_power_on_state(v))
 		return -1;
 	mce_delivery_reset_vcpu(v);
 	v->state = VCPU_RUNNING;

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "boot/elf_load.h"
-#include "boot/linux_boot.h"
 #include "core/kvm_ioctl.h"
 #include "log.h"
 #include "core/vm.h"
@@ -84,12 +83,10 @@ static int write_boot_structures(struct vm *vm)
 	return 0;
 }
 
-int x86_boot_load_guest(struct vm *vm)
+int x86_boot_load_elf_guest(struct vm *vm)
 {
 	char err[256];
 
-	if (vm->kind == GUEST_KIND_LINUX)
-		return linux_boot_load(vm);
 	if (write_boot_structures(vm))
 		return -1;
 	if (elf_load(&vm->mem, vm->image.data, vm->image.size, &vm->entry, err, sizeof(err))) {
@@ -159,7 +156,7 @@ int x86_boot_enter_long_mode(struct vcpu *v, const struct x86_long_mode_entry *e
 	return vcpu_ioctl(v, KVM_SET_REGS, &regs) < 0 ? -1 : 0;
 }
 
-int x86_boot_reset_vcpu(struct vcpu *v)
+int x86_boot_reset_elf_vcpu(struct vcpu *v)
 {
 	struct x86_long_mode_entry e = {
 		.code_sel = GUEST_SEL_CODE, .data_sel = GUEST_SEL_DATA, .tss_sel = SEL_TSS,
@@ -167,7 +164,5 @@ int x86_boot_reset_vcpu(struct vcpu *v)
 		.rsi = GUEST_BOOT_INFO_GPA,
 	};
 
-	if (v->vm->kind == GUEST_KIND_LINUX)
-		return linux_boot_reset_vcpu(v);
 	return x86_boot_enter_long_mode(v, &e);
 }

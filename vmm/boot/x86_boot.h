@@ -3,7 +3,8 @@
  * How a guest starts: page tables, GDT and each vCPU already in 64-bit mode
  * at the entry point. For the bare-metal guest (include/hwlab_abi.h) also
  * its boot info and its ELF; a Linux guest's boot is linux_boot.c's, which
- * shares the page tables and the long-mode entry from here.
+ * shares the page tables and the long-mode entry from here (and this file
+ * knows nothing of it: guest_boot.c picks one by the guest's kind).
  */
 #ifndef HWLAB_X86_BOOT_H
 #define HWLAB_X86_BOOT_H
@@ -25,10 +26,10 @@ struct x86_long_mode_entry {
 	uint64_t apic_base;		/* IA32_APIC_BASE; 0: leave KVM's */
 };
 
-/* Write the boot structures and load the guest (either kind); 0, or -1 after a message. */
-int x86_boot_load_guest(struct vm *vm);
-/* Registers for the entry (either kind). */
-int x86_boot_reset_vcpu(struct vcpu *v);
+/* The bare-metal guest: its boot structures and its ELF; 0, or -1 after a message. */
+int x86_boot_load_elf_guest(struct vm *vm);
+/* The bare-metal guest's vCPU at its entry, in long mode. */
+int x86_boot_reset_elf_vcpu(struct vcpu *v);
 
 /* Identity map of the low 4 GiB in 2 MiB pages at GUEST_PML4_GPA. */
 int x86_boot_write_page_tables(struct vm *vm);
