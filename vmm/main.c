@@ -29,6 +29,7 @@
 #include "core/kvm_dev.h"
 #include "log.h"
 #include "mce/mce.h"
+#include "mce/mce_delivery.h"
 #include "options.h"
 #include "core/outq.h"
 #include "pc/pc_io.h"
@@ -353,11 +354,16 @@ static void join_vcpus(struct vm *vm)
 /* Reboot the guest on fresh memory for the poisoned pages. */
 static int reset_guest(struct vm *vm)
 {
-	unsigned int i;
+	struct poison_list poisoned = { 0 };
+	uint64_t gpa[4], len[4];
+	unsigned int i, n;
 
 	vm->boot_count++;
 	vm->stop = vm->reset_requested = 0;
-	if (guest_ram_remap_poisoned(vm) || guest_ram_refresh_boot_area(vm) ||
+	/* the MCE policy hands its list down: memory does not call up into it */
+	mce_delivery_forget_poison(vm, &poisoned);
+	n = guest_boot_areas(vm, gpa, len, 4);
+	if (guest_ram_remap_poisoned(vm, &poisoned) || guest_ram_refresh_boot_area(vm, gpa, len, n) ||
 	    guest_boot_load(vm))
 		return -1;
 	/* a reboot starts with the interrupt hardware as at power-on */

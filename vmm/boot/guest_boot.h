@@ -8,6 +8,8 @@
 #ifndef HWLAB_GUEST_BOOT_H
 #define HWLAB_GUEST_BOOT_H
 
+#include <stdint.h>
+
 struct vm;
 struct vcpu;
 
@@ -15,5 +17,7 @@ struct vcpu;
 int guest_boot_load(struct vm *vm);
 /* The vCPU's registers for the guest's entry (a Linux guest's APs wait for SIPI). */
 int guest_boot_reset_vcpu(struct vcpu *v);
+/* Up to max areas the VMM writes at boot (for guest_ram_refresh_boot_area()). */
+unsigned int guest_boot_areas(const struct vm *vm, uint64_t *gpa, uint64_t *len, unsigned int max);
 
 #endif

@@ -96,6 +96,16 @@ int x86_boot_load_elf_guest(struct vm *vm)
 	return 0;
 }
 
+unsigned int x86_boot_elf_areas(const struct vm *vm, uint64_t *gpa, uint64_t *len, unsigned int max)
+{
+	(void)vm;
+	if (max < 1)
+		return 0;
+	gpa[0] = 0;
+	len[0] = GUEST_WORKSET_GPA;
+	return 1;
+}
+
 static void flat_segment(struct kvm_segment *s, uint16_t sel, uint8_t type, int code)
 {
 	memset(s, 0, sizeof(*s));

@@ -30,6 +30,8 @@ struct x86_long_mode_entry {
 int x86_boot_load_elf_guest(struct vm *vm);
 /* The bare-metal guest's vCPU at its entry, in long mode. */
 int x86_boot_reset_elf_vcpu(struct vcpu *v);
+/* What the VMM writes for the bare-metal guest: everything below GUEST_WORKSET_GPA. */
+unsigned int x86_boot_elf_areas(const struct vm *vm, uint64_t *gpa, uint64_t *len, unsigned int max);
 
 /* Identity map of the low 4 GiB in 2 MiB pages at GUEST_PML4_GPA. */
 int x86_boot_write_page_tables(struct vm *vm);

@@ -16,7 +16,6 @@
 
 #include "core/hugetlb_salvage.h"
 #include "core/kvm_ioctl.h"
-#include "boot/linux_boot.h"
 #include "log.h"
 #include "memmap.h"
 #include "path.h"
@@ -302,28 +301,23 @@ static int refresh_range(struct vm *vm, uint64_t gpa, uint64_t len)
 	return 0;
 }
 
-int guest_ram_refresh_boot_area(struct vm *vm)
+int guest_ram_refresh_boot_area(struct vm *vm, const uint64_t *gpa, const uint64_t *len,
+				unsigned int n)
 {
-	uint64_t gpa[4], len[4];
-	unsigned int i, n;
+	unsigned int i;
 
-	if (vm->kind != GUEST_KIND_LINUX)
-		return refresh_range(vm, 0, GUEST_WORKSET_GPA);
-	n = linux_boot_areas(vm, gpa, len, 4);
 	for (i = 0; i < n; i++)
 		if (refresh_range(vm, gpa[i], len[i]))
 			return -1;
 	return 0;
 }
 
-int guest_ram_remap_poisoned(struct vm *vm)
+int guest_ram_remap_poisoned(struct vm *vm, struct poison_list *poisoned)
 {
-	struct poison_list poisoned = { 0 };
 	uint64_t salvaged[SALVAGE_MAX];
 	unsigned int i, nsalvaged, j;
 	int r = 0;
 
-	mce_delivery_forget_poison(vm, &poisoned);
 	/*
 	 * A salvaged huge page is the salvage's scratch pages now, with its
 	 * poison markers: the file's fresh pages go back there, whether the
@@ -342,8 +336,8 @@ int guest_ram_remap_poisoned(struct vm *vm)
 		report("remap", "\"gpa\":\"%#llx\",\"bytes\":%llu,\"salvaged\":true",
 		       (unsigned long long)salvaged[j], SALVAGE_UNIT);
 	}
-	for (i = 0; i < poisoned.count; i++) {
-		uint64_t g = poisoned.gpas[i];
+	for (i = 0; i < poisoned->count; i++) {
+		uint64_t g = poisoned->gpas[i];
 		const struct memslot *s = memslot_find_gpa(&vm->mem, g);
 		uint64_t unit;
 		int huge;
@@ -357,7 +351,7 @@ int guest_ram_remap_poisoned(struct vm *vm)
 		 * the pages of one huge page follow each other (262144 of a 1 GiB
 		 * one): remap it once
 		 */
-		if (i && unit > 4096 && (poisoned.gpas[i - 1] & ~(unit - 1)) == g)
+		if (i && unit > 4096 && (poisoned->gpas[i - 1] & ~(unit - 1)) == g)
 			continue;
 		/* a salvaged huge page was remapped above */
 		for (j = 0; j < nsalvaged && salvaged[j] != g; j++)
@@ -375,7 +369,7 @@ int guest_ram_remap_poisoned(struct vm *vm)
 		report("remap", "\"gpa\":\"%#llx\",\"bytes\":%llu",
 		       (unsigned long long)g, (unsigned long long)unit);
 	}
-	poison_list_free(&poisoned);
+	poison_list_free(poisoned);
 	return r;
 }
 

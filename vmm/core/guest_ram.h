@@ -30,8 +30,12 @@ int guest_ram_create(struct vm *vm);
  * What QEMU does on guest reset (kvm_unpoison_all): give every poisoned
  * page fresh memory at the same address and forget the poison, so the
  * rebooted guest can use it. The old physical page stays isolated.
+ * poisoned: the pages the VMM heard of, handed down by the caller
+ * (mce_delivery_forget_poison()), so that memory does not call up into the
+ * MCE policy; consumed (freed) here.
  */
-int guest_ram_remap_poisoned(struct vm *vm);
+struct poison_list;
+int guest_ram_remap_poisoned(struct vm *vm, struct poison_list *poisoned);
 
 /*
  * Reset: fresh memory under everything the VMM itself writes at boot (page
@@ -40,8 +44,11 @@ int guest_ram_remap_poisoned(struct vm *vm);
  * kill a page there may be poisoned without the VMM having heard of it (the
  * guest never touched it again); the VMM's own store into it would consume
  * the poison and end the VMM. Nothing there needs keeping: boot rewrites it.
+ * The n areas are the boot layer's (guest_boot_areas()): memory does not
+ * know the guest's kind.
  */
-int guest_ram_refresh_boot_area(struct vm *vm);
+int guest_ram_refresh_boot_area(struct vm *vm, const uint64_t *gpa, const uint64_t *len,
+				unsigned int n);
 /*
  * Publish the memslot table: at path (--memmap), or NULL for the default
  * in this user's private directory (lib/memmap.h). The file is created
