@@ -477,13 +477,27 @@ static int start_linux_console(struct vm *vm, const struct vmm_options *opt)
 	return opt->console_in ? start_console_input(vm) : 0;
 }
 
+/*
+ * The VM and what each layer adds to it, in the order KVM needs: the
+ * interrupt hardware before the first vCPU. 0, or -1 after a message.
+ */
+static int create_machine(struct vm *vm, const struct vmm_options *opt)
+{
+	mce_delivery_init_vm(vm);
+	if (vm_create(vm, opt) || mce_choose_style(vm))
+		return -1;
+	if (vm->kind == GUEST_KIND_LINUX && irqchip_create(vm))
+		return -1;
+	return guest_ram_create(vm);
+}
+
 /* The VM up to its first KVM_RUN: 0, or -1 after a message. */
 static int setup(struct vm *vm, struct vmm_options *opt, int *ao_fd)
 {
 	unsigned int i;
 
 	if (guest_image_read(&vm->image, opt->kernel_path ? opt->kernel_path : opt->image_path) ||
-	    (opt->kernel_path && setup_linux(vm, opt)) || vm_create(vm, opt) ||
+	    (opt->kernel_path && setup_linux(vm, opt)) || create_machine(vm, opt) ||
 	    guest_boot_load(vm))
 		return -1;
 	for (i = 0; i < opt->nr_vcpus; i++)

@@ -82,9 +82,15 @@ struct vm {
 	struct vcpu vcpus[GUEST_MAX_VCPUS];
 	volatile int stop;		/* all vCPUs leave their loops */
 	volatile int reset_requested;
+	/*
+	 * Kick a vCPU out of KVM_RUN (vm_kick_all()): registered by
+	 * mce_delivery_init_vm(), whose lock still guards the vCPU threads'
+	 * lifecycle; core/ does not call up into mce/.
+	 */
+	int (*kick_vcpu)(struct vcpu *v, int only_if_queued);
 };
 
-/* /dev/kvm, KVM_CREATE_VM, CPUID and guest RAM; 0, or -1 after a message. */
+/* /dev/kvm, KVM_CREATE_VM and CPUID; 0, or -1 after a message. */
 int vm_create(struct vm *vm, const struct vmm_options *opt);
 /* Make every vCPU leave its loop; reset: reboot the guest afterwards. */
 void vm_stop(struct vm *vm, int reset);

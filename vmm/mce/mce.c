@@ -7,6 +7,40 @@
 #include "core/kvm_ioctl.h"
 #include "log.h"
 #include "core/vm.h"
+#include "x86/cpuid.h"
+
+/*
+ * Whose machine-check encoding the guest gets. A Linux guest decodes
+ * machine checks by its CPU vendor, so it gets its vendor's (as QEMU does);
+ * the bare-metal guest keeps Intel's, which its tests hold to QEMU's
+ * values. An AMD encoding also needs SUCCOR in CPUID, or Linux panics on
+ * every uncorrected error (mce_severity_amd()).
+ */
+int mce_choose_style(struct vm *vm)
+{
+	const struct vmm_options *opt = vm->opt;
+	enum cpu_vendor enc;
+
+	if (opt->mce_vendor >= 0)
+		enc = opt->mce_vendor;
+	else
+		enc = vm->kind == GUEST_KIND_LINUX ? vm->vendor : CPU_VENDOR_INTEL;
+	vm->mce_style = (opt->mce_page_lsb ? MCE_STYLE_PAGE_LSB : 0) |
+			(enc == CPU_VENDOR_AMD ? MCE_STYLE_AMD : 0);
+	/*
+	 * Intel's #MC goes to every CPU on the models QEMU broadcasts on, and
+	 * a Linux guest's handler waits for all of them (mce_start()); AMD's
+	 * is local, as QEMU's AMD support keeps it.
+	 */
+	if (enc != CPU_VENDOR_AMD && cpuid_mca_broadcast(vm->cpuid))
+		vm->mce_style |= MCE_STYLE_BROADCAST;
+	if ((vm->mce_style & MCE_STYLE_AMD) && cpuid_set_mca_recovery(vm->cpuid)) {
+		pr_err("KVM_GET_SUPPORTED_CPUID has no leaf 0x80000007: cannot give the guest "
+		       "SUCCOR, without which AMD machine checks are fatal to it");
+		return -1;
+	}
+	return 0;
+}
 
 int mce_setup_vcpu(int kvm_fd, const struct vcpu *v)
 {

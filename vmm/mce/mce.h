@@ -34,6 +34,7 @@
 /* MCi_MISC: address mode 2 (physical), recoverable address LSB 12. */
 #define HWLAB_MCI_MISC		((MCI_MISC_ADDR_PHYS << 6) | 12)
 
+struct vm;
 struct vcpu;
 
 enum mce_kind {
@@ -65,6 +66,11 @@ void mce_encode_broadcast(struct kvm_x86_mce *out);
  * Check what KVM supports and give the vCPU HWLAB_MCG_CAP. Returns 0, or -1
  * after a message naming what is missing or which ioctl failed.
  */
+/*
+ * The machine-check encoding and delivery the guest gets (vm->mce_style),
+ * from the vCPUs' CPUID and --mce-vendor; 0, or -1 after a message.
+ */
+int mce_choose_style(struct vm *vm);
 int mce_setup_vcpu(int kvm_fd, const struct vcpu *v);
 
 enum mce_guest_state {

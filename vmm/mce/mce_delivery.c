@@ -22,6 +22,7 @@ void mce_delivery_init_vm(struct vm *vm)
 	pthread_condattr_t monotonic;
 
 	pthread_mutex_init(&vm->poison.lock, NULL);
+	vm->kick_vcpu = mce_delivery_kick;
 	/* a wall-clock step must not shorten or stretch the test hook's wait */
 	pthread_condattr_init(&monotonic);
 	pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
