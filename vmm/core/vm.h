@@ -14,7 +14,7 @@
 #include "core/memslot.h"
 #include "options.h"
 #include "pc/pc_io.h"
-#include "hwlab/ratelimit.h"
+#include "core/ratelimit.h"
 #include "mce/sigbus.h"
 #include "pc/uart_8250.h"
 

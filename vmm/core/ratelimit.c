@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "hwlab/ratelimit.h"
+#include "core/ratelimit.h"
 
 #define NSEC_PER_SEC 1000000000ULL
 
