@@ -26,7 +26,8 @@ GUEST_LDFLAGS := -nostdlib -static -no-pie -Wl,-T,guest/guest.ld -Wl,--build-id=
 # the memslot table format, pagemap and the debugfs injectors).
 LIB_SRCS := $(wildcard lib/*.c)
 # vmm/ without main.c is a library too: the unit tests link the same objects.
-VMM_SRCS := $(filter-out vmm/main.c,$(wildcard vmm/*.c))
+# Its folders are layers by concern (docs/design.md, tests/host/layering.sh).
+VMM_SRCS := $(filter-out vmm/main.c,$(wildcard vmm/*.c vmm/*/*.c))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/hugetlb_read $(BUILD)/page_states \
 	$(BUILD)/static/hwpoison-guest \
@@ -220,14 +221,15 @@ FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=
 FUZZ_SECONDS := 60
 FUZZERS := fuzz-elf-load fuzz-ucall fuzz-bzimage
 
-$(BUILD)/fuzz-elf-load: $(OBJ)/tests/fuzz/fuzz_elf_load.o $(OBJ)/vmm/elf_load.o $(OBJ)/vmm/memslot.o
+$(BUILD)/fuzz-elf-load: $(OBJ)/tests/fuzz/fuzz_elf_load.o $(OBJ)/vmm/boot/elf_load.o $(OBJ)/vmm/core/memslot.o
 	$(CC) $(SAN_FLAGS) -fsanitize=fuzzer -o $@ $^
 
-$(BUILD)/fuzz-ucall: $(OBJ)/tests/fuzz/fuzz_ucall.o $(OBJ)/vmm/ucall_decode.o \
-		$(OBJ)/vmm/memslot.o $(OBJ)/vmm/report.o $(OBJ)/lib/clock.o
+$(BUILD)/fuzz-ucall: $(OBJ)/tests/fuzz/fuzz_ucall.o $(OBJ)/vmm/hwlab/ucall_decode.o \
+		$(OBJ)/vmm/core/memslot.o $(OBJ)/vmm/core/report.o $(OBJ)/vmm/core/outq.o \
+		$(OBJ)/lib/clock.o $(OBJ)/lib/log.o
 	$(CC) $(SAN_FLAGS) -fsanitize=fuzzer -pthread -o $@ $^
 
-$(BUILD)/fuzz-bzimage: $(OBJ)/tests/fuzz/fuzz_bzimage.o $(OBJ)/vmm/bzimage.o
+$(BUILD)/fuzz-bzimage: $(OBJ)/tests/fuzz/fuzz_bzimage.o $(OBJ)/vmm/boot/bzimage.o
 	$(CC) $(SAN_FLAGS) -fsanitize=fuzzer -o $@ $^
 
 fuzz-build:

@@ -136,6 +136,9 @@ if [ "${HWLAB_HOST_CHECKS:-1}" = 1 ]; then
 	echo "== docs/design.md's file map"
 	run_checks file_map "$here/tests/host/file_map.sh"
 
+	echo "== vmm/'s layers: no include or call up a layer, no cycle between folders"
+	run_checks layering "$here/tests/host/layering.sh"
+
 	echo "== newer Debian suites without touching the host (scripts/debian-suite.sh; network)"
 	run_checks debian_suite "$here/tests/host/debian_suite.sh"
 

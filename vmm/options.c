@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
-#include "cpuid.h"
+#include "x86/cpuid.h"
 #include "hwlab_abi.h"
 #include "log.h"
 #include "parse_num.h"

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "memslot.h"
+#include "core/memslot.h"
 
 #define MAX_POISON_HOOKS 64
 

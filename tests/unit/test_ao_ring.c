@@ -2,7 +2,7 @@
 /* The SIGBUS handler -> monitor ring: bursts are counted and never stall it. */
 #include <signal.h>
 
-#include "ao_ring.h"
+#include "mce/ao_ring.h"
 #include "unit.h"
 
 static struct ao_ring ring;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpuid.h"
+#include "x86/cpuid.h"
 #include "unit.h"
 
 #define E(f, i, fl, a, b, c, d) { .function = f, .index = i, .flags = fl, \

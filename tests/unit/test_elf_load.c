@@ -2,7 +2,7 @@
 #include <elf.h>
 #include <string.h>
 
-#include "elf_load.h"
+#include "boot/elf_load.h"
 #include "hwlab_abi.h"
 #include "unit.h"
 

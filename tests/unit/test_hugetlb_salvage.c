@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The salvage of a lost huge page (vmm/hugetlb_salvage.c) on a tmpfs memfd
+ * The salvage of a lost huge page (vmm/core/hugetlb_salvage.c) on a tmpfs memfd
  * standing in for the hugetlbfs one: the read() of a poisoned subpage and
  * the poison marker are faked (nothing may poison the machine the unit
  * tests run on); the scratch mapping, the copy, the mremap() over guest RAM
@@ -14,8 +14,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "guest_ram.h"
-#include "hugetlb_salvage.h"
+#include "core/guest_ram.h"
+#include "core/hugetlb_salvage.h"
 #include "unit.h"
 
 #define MiB (1ULL << 20)

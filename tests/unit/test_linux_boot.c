@@ -4,11 +4,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bzimage.h"
-#include "cpuid.h"
-#include "linux_boot.h"
-#include "mptable.h"
-#include "uart_8250.h"
+#include "boot/bzimage.h"
+#include "x86/cpuid.h"
+#include "boot/linux_boot.h"
+#include "x86/mptable.h"
+#include "pc/uart_8250.h"
 #include "unit.h"
 
 /* A file that looks like a bzImage of protocol 2.15 with 2 setup sectors. */

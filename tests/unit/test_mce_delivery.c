@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "unit.h"
-#include "vm.h"
+#include "core/vm.h"
 
 #define MiB (1ULL << 20)
 

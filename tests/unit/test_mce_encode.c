@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "mce.h"
+#include "mce/mce.h"
 #include "unit.h"
 
 UNIT_TEST(mce_encode, "MCE encoding")

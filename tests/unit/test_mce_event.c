@@ -3,7 +3,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "mce_event.h"
+#include "mce/mce_event.h"
 #include "unit.h"
 
 #define MiB (1ULL << 20)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
 
-#include "memslot.h"
+#include "core/memslot.h"
 #include "unit.h"
 
 #define MiB (1ULL << 20)

@@ -2,9 +2,9 @@
 /* A Linux guest's port I/O: the exits it costs, and which ports io_exits names. */
 #include <string.h>
 
-#include "pc_io.h"
+#include "pc/pc_io.h"
 #include "unit.h"
-#include "vm.h"
+#include "core/vm.h"
 
 UNIT_TEST(pc_io_busiest, "port exits: the busiest ports")
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "poison_list.h"
+#include "core/poison_list.h"
 #include "unit.h"
 
 UNIT_TEST(poison_list, "poisoned-page list")

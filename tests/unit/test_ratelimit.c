@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The token bucket behind the guest_log rate limit. */
-#include "ratelimit.h"
+#include "core/ratelimit.h"
 #include "unit.h"
 
 #define MS 1000000ULL

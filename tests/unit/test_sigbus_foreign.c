@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-#include "ao_ring.h"
-#include "sigbus.h"
+#include "mce/ao_ring.h"
+#include "mce/sigbus.h"
 #include "unit.h"
 
 #define SENT	(2 * AO_RING_LEN + 100)

@@ -2,7 +2,7 @@
 /* The ucall decoder: guest RAM bytes in, a checked copy and its report line out. */
 #include <string.h>
 
-#include "ucall_decode.h"
+#include "hwlab/ucall_decode.h"
 #include "unit.h"
 
 #define SLOT_SIZE 4096

@@ -14,10 +14,10 @@
 #include <unistd.h>
 #include <linux/kvm.h>
 
-#include "kvm_dev.h"
+#include "core/kvm_dev.h"
 #include "unit.h"
 #include "vcpu.h"
-#include "vm.h"
+#include "core/vm.h"
 
 #define MSR_IA32_SYSENTER_CS	0x174
 #define MSR_IA32_CR_PAT		0x277
