@@ -5,7 +5,7 @@
 # Reports through tests/lib/check.sh like the scenarios; exits with the
 # number of failed checks.
 set -uo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/tests/lib/check.sh"
 tree=$(cat "$here/build/kernel.tree" 2>/dev/null)
 checkpatch=$tree/scripts/checkpatch.pl
