@@ -264,28 +264,32 @@ test-debug-kernel: all kernel initramfs debug-kernel
 		HWLAB_LOGS=$(abspath $(BUILD))/logs/debug HWLAB_HOST_CHECKS=0 HWLAB_SPLAT_CHECK=1 \
 		tests/run.sh $(DEBUG_SCENARIOS)
 
-# The soak scenario with N events (make test runs it with 100): one outer-VM
-# boot; prints the checks and the latency summary (median/p99/max and the
-# slowest event's breakdown), and fails like a scenario does.
+demo: all kernel initramfs
+	tests/demo.sh
+
+# The measure group of tests/integration/scenarios.table: a scenario with a
+# longer run of its own (make test runs each with small numbers), one
+# outer-VM boot of the scenario named like the target (- for _). Each target
+# sets its outer kernel arguments, log, bound, the log lines it shows and the
+# script that makes its table; the one recipe below shows them and fails as
+# a scenario does: on a failed check, a failed table script or the
+# scenario's exit status.
+MEASURE_TARGETS := soak linux-latency compare guest-matrix
+
+# The soak scenario with N events (make test runs it with 100): the checks
+# and the latency summary (median/p99/max and the slowest event's breakdown).
 N ?= 1000
-soak: all kernel initramfs
-	@mkdir -p $(BUILD)/logs
-	HWLAB_APPEND="hwlab.soak_events=$(N)" outer-qemu/boot.sh soak $(BUILD)/logs/soak-$(N).log \
-		$$((600 + $(N))); rc=$$?; \
-	grep -a '^HWLAB-CHECK \|^HWLAB-MEASURE soak' $(BUILD)/logs/soak-$(N).log; \
-	! grep -aq '^HWLAB-CHECK FAIL' $(BUILD)/logs/soak-$(N).log && [ $$rc -eq 0 ]
+soak: MEASURE_APPEND = hwlab.soak_events=$(N)
+soak: MEASURE_LOG = soak-$(N).log
+soak: MEASURE_BOUND = $$((600 + $(N)))
+soak: MEASURE_SHOWN = \|^HWLAB-MEASURE soak
 
 # The Linux guest's boot time and LINUX_EVENTS late-kill events (median, p99).
 LINUX_EVENTS ?= 20
-linux-latency: all kernel initramfs
-	@mkdir -p $(BUILD)/logs
-	HWLAB_APPEND="hwlab.linux_events=$(LINUX_EVENTS)" outer-qemu/boot.sh linux_latency \
-		$(BUILD)/logs/linux-latency-$(LINUX_EVENTS).log 600; rc=$$?; \
-	grep -a '^HWLAB-CHECK \|^HWLAB-MEASURE' $(BUILD)/logs/linux-latency-$(LINUX_EVENTS).log; \
-	! grep -aq '^HWLAB-CHECK FAIL' $(BUILD)/logs/linux-latency-$(LINUX_EVENTS).log && [ $$rc -eq 0 ]
-
-demo: all kernel initramfs
-	tests/demo.sh
+linux-latency: MEASURE_APPEND = hwlab.linux_events=$(LINUX_EVENTS)
+linux-latency: MEASURE_LOG = linux-latency-$(LINUX_EVENTS).log
+linux-latency: MEASURE_BOUND = 600
+linux-latency: MEASURE_SHOWN = \|^HWLAB-MEASURE
 
 # The side-by-side with QEMU: the compare scenario's table (tests/compare.py),
 # per guest (our bzImage, sid's stock kernel) and VMM (hwlab-vmm, QEMU 11.1,
@@ -295,23 +299,26 @@ demo: all kernel initramfs
 # bzImage only).
 COMPARE_EVENTS ?= 5
 COMPARE_HUGE_EVENTS ?= 2
-compare: all kernel initramfs
-	HWLAB_APPEND="hwlab.compare_events=$(COMPARE_EVENTS) hwlab.compare_huge_events=$(COMPARE_HUGE_EVENTS) hwlab.compare_stock_all=1 $(HWLAB_APPEND)" \
-		outer-qemu/boot.sh compare $(BUILD)/logs/compare.log \
-		$$((900 + 400 * $(COMPARE_EVENTS) + 300 * $(COMPARE_HUGE_EVENTS))); rc=$$?; \
-		python3 tests/compare.py $(BUILD)/logs/compare.log && exit $$rc
+compare: MEASURE_APPEND = hwlab.compare_events=$(COMPARE_EVENTS) hwlab.compare_huge_events=$(COMPARE_HUGE_EVENTS) hwlab.compare_stock_all=1 $(HWLAB_APPEND)
+compare: MEASURE_LOG = compare.log
+compare: MEASURE_BOUND = $$((900 + 400 * $(COMPARE_EVENTS) + 300 * $(COMPARE_HUGE_EVENTS)))
+compare: MEASURE_TABLE = python3 tests/compare.py
 
 # Debian's stock kernels as guests (bookworm, trixie, sid) and ours, in
 # hwlab-vmm, every case and the guests' default MCE poll, with each
 # kernel's boot time beside sid's QEMU: tests/guest_matrix.py's table.
 # make test runs the quick form (sid's kernel, late and early kill).
-guest-matrix: all kernel initramfs
+guest-matrix: MEASURE_APPEND = hwlab.matrix=full $(HWLAB_APPEND)
+guest-matrix: MEASURE_LOG = guest-matrix.log
+guest-matrix: MEASURE_BOUND = 3600
+guest-matrix: MEASURE_TABLE = python3 tests/guest_matrix.py
+
+$(MEASURE_TARGETS): all kernel initramfs
 	@mkdir -p $(BUILD)/logs
-	HWLAB_APPEND="hwlab.matrix=full $(HWLAB_APPEND)" outer-qemu/boot.sh guest_matrix \
-		$(BUILD)/logs/guest-matrix.log 3600; rc=$$?; \
-	grep -a '^HWLAB-CHECK ' $(BUILD)/logs/guest-matrix.log; \
-	python3 tests/guest_matrix.py $(BUILD)/logs/guest-matrix.log && \
-	! grep -aq '^HWLAB-CHECK FAIL' $(BUILD)/logs/guest-matrix.log && exit $$rc
+	HWLAB_APPEND="$(MEASURE_APPEND)" outer-qemu/boot.sh $(subst -,_,$@) $(BUILD)/logs/$(MEASURE_LOG) \
+		$(MEASURE_BOUND); rc=$$?; \
+	grep -a '^HWLAB-CHECK $(MEASURE_SHOWN)' $(BUILD)/logs/$(MEASURE_LOG); \
+	$(if $(MEASURE_TABLE),$(MEASURE_TABLE) $(BUILD)/logs/$(MEASURE_LOG) && )! grep -aq '^HWLAB-CHECK FAIL' $(BUILD)/logs/$(MEASURE_LOG) && exit $$rc
 
 deps:
 	scripts/install-deps.sh
