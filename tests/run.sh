@@ -44,7 +44,7 @@ case $factor in *[!0-9]* | 0*) die "HWLAB_TIME_FACTOR must be a whole number fro
 table_all=$(table_rows) || die "malformed $scenario_table (see above)"
 if ! mismatches=$(scenario_table_mismatches); then
 	echo "$mismatches" | sed 's/^/run.sh: error: /' >&2
-	die "tests/integration/scenarios.table and tests/integration/scenarios/*.sh must list the same scenarios"
+	die "tests/integration/scenarios.table and the scripts (tests/host/, tests/integration/scenarios/) must agree"
 fi
 if [ $# -gt 0 ]; then
 	scenarios=("$@")

@@ -30,6 +30,7 @@ table_rows() {
 		NF < 9 { bad("want NAME WHERE GROUPS CPU IMAGE MEM APPEND TIMEOUT DESCRIPTION"); next }
 		$1 !~ /^[A-Za-z0-9_-]+$/ { bad("the name must be a script name without .sh"); next }
 		$2 !~ /^(host|outer)$/ { bad("where must be host or outer"); next }
+		$2 == "outer" && $1 ~ /^(default|measure|splat)$/ { bad("a scenario cannot be named like a group"); next }
 		(g = bad_group($3)) != "" {
 			bad("unknown group " g " (default, measure, splat, or a scenario listed above)"); next
 		}
