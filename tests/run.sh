@@ -20,12 +20,13 @@
 #                            table's boot timeouts and the waits in the VM
 #                            (outer-qemu/boot.sh; default 1)
 #        HWLAB_LOGS          where the logs go (default build/logs)
-#        HWLAB_HOST_CHECKS=0 the scenarios alone: no unit tests or host-side
-#                            checks
+#        HWLAB_HOST_CHECKS=0 the scenarios alone: no host rows of group
+#                            default (unit tests, host-side checks)
 #        HWLAB_SPLAT_CHECK=1 after each scenario, one check per lockdep,
 #                            might_sleep, VM_BUG_ON, BUG:, WARNING: or KASAN
 #                            report of the outer kernel in its log
-#                            (tests/host/kernel_splats.sh)
+#                            (tests/host/kernel_splats.sh), and before the
+#                            scenarios the host rows of group splat
 # make test-debug-kernel sets the last five for the debug kernel.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
