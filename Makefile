@@ -270,7 +270,8 @@ demo: all kernel initramfs
 # The measure group of tests/integration/scenarios.table: a scenario with a
 # longer run of its own (make test runs each with small numbers), one
 # outer-VM boot of the scenario named like the target (- for _). Each target
-# sets its outer kernel arguments, log, bound, the log lines it shows and the
+# sets its outer kernel arguments, log, bound, the lines it shows besides the
+# checks (MEASURE_SHOWN: more grep alternatives) and the
 # script that makes its table; the one recipe below shows them and fails as
 # a scenario does: on a failed check, a failed table script or the
 # scenario's exit status.
