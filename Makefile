@@ -37,7 +37,8 @@ OBJ := $(BUILD)/obj
 SAN_FLAGS :=
 # hwlab-vmm is static (the outer VM's initramfs has no libc); ASan cannot be.
 VMM_STATIC := -static
-HOST_CFLAGS := $(CFLAGS) -Ilib -MMD -MP $(SAN_FLAGS)
+# -I.: lib/options.h by its folder (vmm/ has an options.h of its own)
+HOST_CFLAGS := $(CFLAGS) -I. -Ilib -MMD -MP $(SAN_FLAGS)
 
 all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/inner-initramfs.cpio.gz \
 	$(BUILD)/inner-initramfs-stock.cpio.gz \
