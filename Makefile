@@ -64,7 +64,7 @@ $(BUILD)/hwlab-vmm: $(OBJ)/vmm/main.o $(BUILD)/libvmm.a $(BUILD)/libhwlab.a
 	$(CC) $(VMM_STATIC) $(SAN_FLAGS) -pthread -o $@ $^
 
 $(BUILD)/unit-tests: $(UNIT_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/tools/memory_failure_event.o \
-		$(BUILD)/libvmm.a $(BUILD)/libhwlab.a
+		$(OBJ)/tools/hwpoison_guest_options.o $(BUILD)/libvmm.a $(BUILD)/libhwlab.a
 	$(CC) $(SAN_FLAGS) -pthread -o $@ $^
 
 $(OBJ)/tests/unit/%.o: HOST_CFLAGS += -Itests/unit -Itools
@@ -76,13 +76,15 @@ LIBVIRT_CFLAGS := $(shell pkg-config --cflags libvirt libvirt-qemu 2>/dev/null)
 LIBVIRT_LIBS := $(shell pkg-config --libs libvirt libvirt-qemu 2>/dev/null || echo -lvirt -lvirt-qemu)
 $(OBJ)/tools/hwpoison-guest.o $(OBJ)/tools/libvirt_domain.o: HOST_CFLAGS += -DHWLAB_LIBVIRT $(LIBVIRT_CFLAGS)
 $(BUILD)/hwpoison-guest: $(OBJ)/tools/hwpoison-guest.o $(OBJ)/tools/libvirt_domain.o \
-		$(OBJ)/tools/memory_failure_event.o $(BUILD)/libhwlab.a
+		$(OBJ)/tools/memory_failure_event.o $(OBJ)/tools/hwpoison_guest_options.o \
+		$(BUILD)/libhwlab.a
 	$(CC) -o $@ $^ $(LIBVIRT_LIBS)
 
 $(OBJ)/static/tools/hwpoison-guest.o: tools/hwpoison-guest.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -c -o $@ $<
-$(BUILD)/static/hwpoison-guest: $(OBJ)/static/tools/hwpoison-guest.o $(BUILD)/libhwlab.a
+$(BUILD)/static/hwpoison-guest: $(OBJ)/static/tools/hwpoison-guest.o \
+		$(OBJ)/tools/hwpoison_guest_options.o $(BUILD)/libhwlab.a
 	@mkdir -p $(dir $@)
 	$(CC) -static -o $@ $^
 
