@@ -58,9 +58,10 @@ static int set_uint(const struct opt_desc *d, const char *arg, unsigned int *out
 {
 	uint64_t v;
 
-	if (!d->what)
-		return opt_number(d->name, arg, d->max, &v) ? -1 : (*out = v, 0);
-	if (parse_u64(arg, d->max, &v) || v < d->min) {
+	if (!d->what) {
+		if (opt_number(d->name, arg, d->max, &v))
+			return -1;
+	} else if (parse_u64(arg, d->max, &v) || v < d->min) {
 		pr_err("--%s takes %s from %llu to %llu, not '%s'", d->name, d->what,
 		       (unsigned long long)d->min, (unsigned long long)d->max, arg);
 		return -1;

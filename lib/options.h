@@ -16,7 +16,7 @@
 
 enum opt_kind {
 	OPT_FLAG,		/* int field set to 1 */
-	OPT_UINT,		/* unsigned int field, min..max */
+	OPT_UINT,		/* unsigned int field, 0..max (min..max with what) */
 	OPT_CHOICE,		/* int field, one of choices */
 	OPT_STRING,		/* const char * field */
 	OPT_CALL,		/* set() does it */
@@ -37,8 +37,11 @@ struct opt_desc {
 	const char *help;	/* '\n' starts an indented continuation line */
 	enum opt_kind kind;
 	size_t field;		/* offset in the context */
-	uint64_t min, max;	/* OPT_UINT */
-	/* OPT_UINT: what the number counts, for "--NAME takes WHAT from MIN to MAX" */
+	uint64_t min, max;	/* OPT_UINT; min only with what */
+	/*
+	 * OPT_UINT: what the number counts, for "--NAME takes WHAT from MIN to
+	 * MAX, not 'ARG'"; NULL: "--NAME: 'ARG' is not a number up to MAX"
+	 */
 	const char *what;
 	const struct opt_choice *choices;	/* OPT_CHOICE, ended by a NULL name */
 	int (*set)(void *ctx, const struct opt_desc *d, const char *arg);

@@ -413,8 +413,8 @@ static uint64_t poison(const struct hwpoison_guest *g, pid_t pid, const struct m
 	 * there, a slow path) happens before the last checks, not between them
 	 * and the write.
 	 */
-	fd = hwpoison_open_injector(g->opt.debugfs, use_corrupt_va ? "corrupt-va" : "corrupt-pfn", err,
-				    sizeof(err));
+	fd = hwpoison_open_injector(g->opt.debugfs, use_corrupt_va ? "corrupt-va" : "corrupt-pfn",
+				    err, sizeof(err));
 	if (fd < 0)
 		die("%s", err);
 	if (getenv(TEST_STOP_ENV))
@@ -734,7 +734,7 @@ static int poison_domain(struct hwpoison_guest *g, uint64_t gpa)
 
 int main(int argc, char **argv)
 {
-	static struct hwpoison_guest g = { .target_exe = "hwlab-vmm" };
+	struct hwpoison_guest g = { .target_exe = "hwlab-vmm" };
 	const struct hwpoison_guest_options *o = &g.opt;
 	const char *memmap_path;
 	char memmap_default[64];

@@ -91,8 +91,8 @@ int hwpoison_guest_parse(int argc, char **argv, struct hwpoison_guest_options *o
 	o->nr_operands = argc - first;
 	if (hwpoison_guest_uses_libvirt(o)) {
 		if (o->soak_events || o->memmap_path || o->qmp_socket || o->corrupt_va ||
-		    o->nr_operands != (o->watch ? 0 : 1) || (!o->watch && (!o->domain || o->start_xml)) ||
-		    (o->start_xml && !o->domain))
+		    o->nr_operands != (o->watch ? 0 : 1) ||
+		    (!o->watch && (!o->domain || o->start_xml)) || (o->start_xml && !o->domain))
 			return wrong_form();
 		return 0;
 	}

@@ -251,8 +251,8 @@ void test_hwpoison_guest_options(void)
 	CHECK(o.help, "-h");
 
 	/* a bad value: exit 1 like every refusal of the tool, naming option and value */
-	TOOL_REFUSES(1, "hwpoison-guest: error: --wait-present takes seconds from 0 to 3600, not '-1'\n",
-		     "--wait-present", "-1", "1", "0x1000");
+	TOOL_REFUSES(1, "hwpoison-guest: error: --wait-present takes seconds from 0 to 3600, "
+		     "not '-1'\n", "--wait-present", "-1", "1", "0x1000");
 	TOOL_REFUSES(1, "--wait-present takes seconds from 0 to 3600, not '3601'",
 		     "--wait-present", "3601", "1", "0x1000");
 	TOOL_REFUSES(1, "--wait-present takes seconds from 0 to 3600, not ''",
