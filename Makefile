@@ -22,7 +22,8 @@ GUEST_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iinclude -ffreestanding
 GUEST_LDFLAGS := -nostdlib -static -no-pie -Wl,-T,guest/guest.ld -Wl,--build-id=none -Wl,--no-warn-rwx-segments
 
 # lib/: hosted code the VMM and the tools share (messages, clock, numbers,
-# the memslot table format, pagemap and the debugfs injectors).
+# the option-table engine, the memslot table format, pagemap and the
+# debugfs injectors).
 LIB_SRCS := $(wildcard lib/*.c)
 # vmm/ without main.c is a library too: the unit tests link the same objects.
 VMM_SRCS := $(filter-out vmm/main.c,$(wildcard vmm/*.c))
