@@ -120,7 +120,7 @@ static const struct opt_desc *row_of(const struct opt_table *t, int c)
 int opt_parse(const struct opt_table *t, int argc, char **argv, void *ctx)
 {
 	struct option longopts[OPT_ROWS_MAX + 1];
-	char shorts[OPT_ROWS_MAX + 1];
+	char shorts[2 * OPT_ROWS_MAX + 1];	/* "c" or "c:" per short name */
 	unsigned int i, n = 0;
 	int c;
 
@@ -135,9 +135,10 @@ int opt_parse(const struct opt_table *t, int argc, char **argv, void *ctx)
 			d->name, d->arg ? required_argument : no_argument, NULL,
 			d->short_name ? d->short_name : OPT_VAL_BASE + (int)i,
 		};
-		/* a short option with an argument would need its ':' here */
-		if (d->short_name && !d->arg)
+		if (d->short_name)
 			shorts[n++] = d->short_name;
+		if (d->short_name && d->arg)
+			shorts[n++] = ':';
 	}
 	memset(&longopts[t->nr_rows], 0, sizeof(longopts[0]));
 	shorts[n] = 0;
