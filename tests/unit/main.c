@@ -29,6 +29,7 @@ int main(void)
 	run("shared library (numbers, memslot table)", test_lib);
 	run("VMM options table", test_options);
 	run("hwpoison-guest's options table", test_hwpoison_guest_options);
+	run("option-table engine (lib)", test_opt_engine);
 	run("SIGBUS event ring", test_ao_ring);
 	run("SIGBUS event ring, several producers", test_ao_ring_threads);
 	run("AO delivery to a running vCPU", test_mce_delivery);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "hwpoison_guest_options.h"
+#include "lib/options.h"
 #include "log.h"
 #include "options.h"
 #include "unit.h"
@@ -285,4 +286,71 @@ void test_hwpoison_guest_options(void)
 	TOOL_REFUSES(2, "usage: hwpoison-guest", "--connect", "u", "--watch", "--start", "x.xml");
 	TOOL_REFUSES(2, "usage: hwpoison-guest", "--domain", "d", "--start", "x.xml", "0x1000");
 	TOOL_REFUSES(2, "usage: hwpoison-guest", "--connect", "u", "1", "0x1000");
+}
+
+/* lib/options.c on a table of its own: kinds, short names, the given hook, stopping */
+struct engine_ctx {
+	int verbose, stopped;
+	unsigned int count;
+	const char *name;
+	int colour;
+	unsigned int given;
+};
+
+static const struct opt_choice colours[] = { { "red", 1 }, { "blue", 2 }, { 0 } };
+
+static int engine_stop(void *ctx, const struct opt_desc *d, const char *arg)
+{
+	struct engine_ctx *e = ctx;
+
+	(void)d;
+	(void)arg;
+	e->stopped = 1;
+	return OPT_STOP;
+}
+
+static void engine_given(void *ctx, const struct opt_desc *d)
+{
+	(void)d;
+	((struct engine_ctx *)ctx)->given++;
+}
+
+void test_opt_engine(void)
+{
+	static const struct opt_desc rows[] = {
+		{ .name = "verbose", .short_name = 'v', .help = "more", .kind = OPT_FLAG,
+		  .field = OPT_FIELD(struct engine_ctx, verbose, int) },
+		{ .name = "count", .short_name = 'n', .arg = "N", .help = "how many",
+		  .kind = OPT_UINT, .field = OPT_FIELD(struct engine_ctx, count, unsigned int),
+		  .max = 10 },
+		OPT_STRING_ROW(struct engine_ctx, "name", "S", "a name", name),
+		OPT_CHOICE_ROW(struct engine_ctx, "colour", "C", "red | blue", colour, colours),
+		OPT_CALL_ROW("stop", NULL, "the rest is not read", engine_stop),
+	};
+	static const struct opt_table table = OPT_TABLE("usage: engine\n", rows, engine_given);
+	struct engine_ctx e = { 0 };
+	char *argv[] = { "engine", "-v", "op", "-n", "7", "--name", "x", "--colour", "blue",
+			 "--stop", "--count", "99", NULL };
+	int first, was_opterr = opterr;
+
+	opterr = 0;
+	first = opt_parse(&table, 9, argv, &e);
+	CHECK(first == 8 && !strcmp(argv[first], "op"), "the operand after the options: %d", first);
+	CHECK(e.verbose && e.count == 7 && !strcmp(e.name, "x") && e.colour == 2 && !e.stopped,
+	      "every kind and short name stored");
+	CHECK_EQ(e.given, 4);
+	/* --stop ends the parse: the bad --count after it is never read */
+	e = (struct engine_ctx) { 0 };
+	CHECK(opt_parse(&table, 12, argv, &e) > 0 && e.stopped && e.count == 7,
+	      "stopped at --stop, count %u", e.count);
+	fprintf(stderr, "(the next error messages are expected)\n");
+	CHECK_EQ(opt_parse(&table, 3, (char *[]){ "engine", "-n", "11", NULL }, &e),
+		 OPT_BAD_VALUE);
+	CHECK_EQ(opt_parse(&table, 3, (char *[]){ "engine", "--colour", "green", NULL }, &e),
+		 OPT_BAD_VALUE);
+	CHECK_EQ(opt_parse(&table, 2, (char *[]){ "engine", "-x", NULL }, &e), OPT_BAD_USAGE);
+	CHECK_EQ(opt_parse(&table, 2, (char *[]){ "engine", "-n", NULL }, &e), OPT_BAD_USAGE);
+	opterr = was_opterr;
+	CHECK(!strcmp(opt_choice_name(colours, 1), "red") &&
+	      !strcmp(opt_choice_name(colours, 3), "?"), "choice names");
 }

@@ -39,6 +39,7 @@ void test_mce_event(void);
 void test_lib(void);
 void test_options(void);
 void test_hwpoison_guest_options(void);
+void test_opt_engine(void);
 void test_ao_ring(void);
 void test_ao_ring_threads(void);
 void test_mce_delivery(void);
