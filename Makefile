@@ -23,7 +23,8 @@ GUEST_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iinclude -ffreestanding
 GUEST_LDFLAGS := -nostdlib -static -no-pie -Wl,-T,guest/guest.ld -Wl,--build-id=none -Wl,--no-warn-rwx-segments
 
 # lib/: hosted code the VMM and the tools share (messages, clock, numbers,
-# the memslot table format, pagemap and the debugfs injectors).
+# the option-table engine, the memslot table format, pagemap and the
+# debugfs injectors).
 LIB_SRCS := $(wildcard lib/*.c)
 # vmm/ without main.c is a library too: the unit tests link the same objects.
 # Its folders are layers by concern (docs/design.md, tests/host/layering.sh).
@@ -39,7 +40,8 @@ OBJ := $(BUILD)/obj
 SAN_FLAGS :=
 # hwlab-vmm is static (the outer VM's initramfs has no libc); ASan cannot be.
 VMM_STATIC := -static
-HOST_CFLAGS := $(CFLAGS) -Ilib -MMD -MP $(SAN_FLAGS)
+# -I.: lib/options.h by its folder (vmm/ has an options.h of its own)
+HOST_CFLAGS := $(CFLAGS) -I. -Ilib -MMD -MP $(SAN_FLAGS)
 
 all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/inner-initramfs.cpio.gz \
 	$(BUILD)/inner-initramfs-stock.cpio.gz \
@@ -65,7 +67,7 @@ $(BUILD)/hwlab-vmm: $(OBJ)/vmm/main.o $(BUILD)/libvmm.a $(BUILD)/libhwlab.a
 	$(CC) $(VMM_STATIC) $(SAN_FLAGS) -pthread -o $@ $^
 
 $(BUILD)/unit-tests: $(UNIT_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/tools/memory_failure_event.o \
-		$(BUILD)/libvmm.a $(BUILD)/libhwlab.a
+		$(OBJ)/tools/hwpoison_guest_options.o $(BUILD)/libvmm.a $(BUILD)/libhwlab.a
 	$(CC) $(SAN_FLAGS) -pthread -o $@ $^
 
 $(OBJ)/tests/unit/%.o: HOST_CFLAGS += -Itests/unit -Itools
@@ -77,13 +79,15 @@ LIBVIRT_CFLAGS := $(shell pkg-config --cflags libvirt libvirt-qemu 2>/dev/null)
 LIBVIRT_LIBS := $(shell pkg-config --libs libvirt libvirt-qemu 2>/dev/null || echo -lvirt -lvirt-qemu)
 $(OBJ)/tools/hwpoison-guest.o $(OBJ)/tools/libvirt_domain.o: HOST_CFLAGS += -DHWLAB_LIBVIRT $(LIBVIRT_CFLAGS)
 $(BUILD)/hwpoison-guest: $(OBJ)/tools/hwpoison-guest.o $(OBJ)/tools/libvirt_domain.o \
-		$(OBJ)/tools/memory_failure_event.o $(BUILD)/libhwlab.a
+		$(OBJ)/tools/memory_failure_event.o $(OBJ)/tools/hwpoison_guest_options.o \
+		$(BUILD)/libhwlab.a
 	$(CC) -o $@ $^ $(LIBVIRT_LIBS)
 
 $(OBJ)/static/tools/hwpoison-guest.o: tools/hwpoison-guest.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -c -o $@ $<
-$(BUILD)/static/hwpoison-guest: $(OBJ)/static/tools/hwpoison-guest.o $(BUILD)/libhwlab.a
+$(BUILD)/static/hwpoison-guest: $(OBJ)/static/tools/hwpoison-guest.o \
+		$(OBJ)/tools/hwpoison_guest_options.o $(BUILD)/libhwlab.a
 	@mkdir -p $(dir $@)
 	$(CC) -static -o $@ $^
 
