@@ -38,13 +38,13 @@ entry() { # entry HEX16: its 8 bytes, least significant first
 	entry 4000000000000abc
 	entry a07fffffffffffff
 } >"$tmp/pagemap"
-got=$("$pagemap_pfn" --pagemap "$tmp/pagemap" $((page + 0x123)) 2>&1)
-check pfn-bits "an address inside a present page: PFN 0x12345, bits 55 and 56 not in it (got $got)" \
+got=$("$pagemap_pfn" --pagemap "$tmp/pagemap" $((2 * page - 1)) 2>&1)
+check pfn-bits "the last byte of a present page: PFN 0x12345, bits 55 and 56 not in it (got $got)" \
 	test "$got" = 0x12345
 got=$("$pagemap_pfn" --pagemap "$tmp/pagemap" $(printf '%#x' $((4 * page))) 2>&1)
 check pfn-mask "a hex address, every PFN bit set and bit 61: PFN bits 0-54 (got $got)" \
 	test "$got" = 0x7fffffffffffff
-expect pfn-not-present 1 'page 0x0 is not present' "$pagemap_pfn" --pagemap "$tmp/pagemap" 0
+expect pfn-not-present 1 'the page at 0x0 is not present' "$pagemap_pfn" --pagemap "$tmp/pagemap" 0
 expect pfn-swapped 1 'is not present (pagemap entry 0x4000000000000abc, swapped out)' \
 	"$pagemap_pfn" --pagemap "$tmp/pagemap" $((3 * page))
 expect pfn-hidden 1 'its PFN is hidden (0)' "$pagemap_pfn" --pagemap "$tmp/pagemap" $((2 * page))
@@ -93,7 +93,7 @@ else
 	expect pfn-live-hidden 1 'its PFN is hidden (0)' "$pagemap_pfn" $mpid "$hva_a"
 fi
 [ -n "${hva_untouched:-}" ] &&
-	expect pfn-live-not-present 1 "pid $mpid: page $hva_untouched is not present" \
+	expect pfn-live-not-present 1 "pid $mpid: the page at $hva_untouched is not present" \
 		"$pagemap_pfn" $mpid "$hva_untouched"
 exec 3>&-
 wait $mpid

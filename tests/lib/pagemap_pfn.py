@@ -89,11 +89,11 @@ def main(argv):
         usage("want PID HVA or --pagemap FILE HVA")
     e = read_entry(path, hva, who)
     if not e & PRESENT:
-        fail("%s: page %#x is not present (pagemap entry %#018x%s)" %
+        fail("%s: the page at %#x is not present (pagemap entry %#018x%s)" %
              (who, hva, e, ", swapped out" if e & SWAPPED else ""))
     pfn = e & PFN_MASK
     if pfn == 0:
-        fail("%s: page %#x is present but its PFN is hidden (0): the kernel "
+        fail("%s: the page at %#x is present but its PFN is hidden (0): the kernel "
              "shows PFNs only to CAP_SYS_ADMIN" % (who, hva))
     print(hex(pfn))
 
