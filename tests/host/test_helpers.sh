@@ -75,7 +75,9 @@ def addr(m):
 print(addr(a), addr(b), addr(untouched), flush=True)
 open(sys.argv[1]).read()' "$tmp/hold" >"$tmp/maps" &
 mpid=$!
-exec 3>"$tmp/hold"
+# read-write: the open does not wait for a reader, so a child that died
+# before opening its end cannot hang this check
+exec 3<>"$tmp/hold"
 n=0
 while [ ! -s "$tmp/maps" ] && kill -0 $mpid 2>/dev/null && [ $n -lt 100 ]; do
 	sleep 0.1
