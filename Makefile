@@ -2,6 +2,7 @@
 #   make deps   install the build's Debian packages (apt-get)
 #   make        VMM, guest, test programs (host side, no VM)
 #   make test   host unit tests + outer-VM integration scenarios
+#   make unit   the host unit tests alone (UNIT='mce_*' for some)
 #   make test-loaded  the same beside a CPU hog on every core
 #   make soak N=1000  N poison events in one run: latency median/p99/max
 #   make linux-latency  the Linux guest: boot time, LINUX_EVENTS (20) events' latency
@@ -22,10 +23,12 @@ GUEST_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iinclude -ffreestanding
 GUEST_LDFLAGS := -nostdlib -static -no-pie -Wl,-T,guest/guest.ld -Wl,--build-id=none -Wl,--no-warn-rwx-segments
 
 # lib/: hosted code the VMM and the tools share (messages, clock, numbers,
-# the memslot table format, pagemap and the debugfs injectors).
+# the option-table engine, the memslot table format, pagemap and the
+# debugfs injectors).
 LIB_SRCS := $(wildcard lib/*.c)
 # vmm/ without main.c is a library too: the unit tests link the same objects.
-VMM_SRCS := $(filter-out vmm/main.c,$(wildcard vmm/*.c))
+# Its folders are layers by concern (docs/design.md, tests/host/layering.sh).
+VMM_SRCS := $(filter-out vmm/main.c,$(wildcard vmm/*.c vmm/*/*.c))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/hugetlb_read $(BUILD)/page_states \
 	$(BUILD)/static/hwpoison-guest \
@@ -37,7 +40,8 @@ OBJ := $(BUILD)/obj
 SAN_FLAGS :=
 # hwlab-vmm is static (the outer VM's initramfs has no libc); ASan cannot be.
 VMM_STATIC := -static
-HOST_CFLAGS := $(CFLAGS) -Ilib -MMD -MP $(SAN_FLAGS)
+# -I.: lib/options.h by its folder (vmm/ has an options.h of its own)
+HOST_CFLAGS := $(CFLAGS) -I. -Ilib -MMD -MP $(SAN_FLAGS)
 
 all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/inner-initramfs.cpio.gz \
 	$(BUILD)/inner-initramfs-stock.cpio.gz \
@@ -63,7 +67,7 @@ $(BUILD)/hwlab-vmm: $(OBJ)/vmm/main.o $(BUILD)/libvmm.a $(BUILD)/libhwlab.a
 	$(CC) $(VMM_STATIC) $(SAN_FLAGS) -pthread -o $@ $^
 
 $(BUILD)/unit-tests: $(UNIT_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/tools/memory_failure_event.o \
-		$(BUILD)/libvmm.a $(BUILD)/libhwlab.a
+		$(OBJ)/tools/hwpoison_guest_options.o $(BUILD)/libvmm.a $(BUILD)/libhwlab.a
 	$(CC) $(SAN_FLAGS) -pthread -o $@ $^
 
 $(OBJ)/tests/unit/%.o: HOST_CFLAGS += -Itests/unit -Itools
@@ -75,13 +79,15 @@ LIBVIRT_CFLAGS := $(shell pkg-config --cflags libvirt libvirt-qemu 2>/dev/null)
 LIBVIRT_LIBS := $(shell pkg-config --libs libvirt libvirt-qemu 2>/dev/null || echo -lvirt -lvirt-qemu)
 $(OBJ)/tools/hwpoison-guest.o $(OBJ)/tools/libvirt_domain.o: HOST_CFLAGS += -DHWLAB_LIBVIRT $(LIBVIRT_CFLAGS)
 $(BUILD)/hwpoison-guest: $(OBJ)/tools/hwpoison-guest.o $(OBJ)/tools/libvirt_domain.o \
-		$(OBJ)/tools/memory_failure_event.o $(BUILD)/libhwlab.a
+		$(OBJ)/tools/memory_failure_event.o $(OBJ)/tools/hwpoison_guest_options.o \
+		$(BUILD)/libhwlab.a
 	$(CC) -o $@ $^ $(LIBVIRT_LIBS)
 
 $(OBJ)/static/tools/hwpoison-guest.o: tools/hwpoison-guest.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -c -o $@ $<
-$(BUILD)/static/hwpoison-guest: $(OBJ)/static/tools/hwpoison-guest.o $(BUILD)/libhwlab.a
+$(BUILD)/static/hwpoison-guest: $(OBJ)/static/tools/hwpoison-guest.o \
+		$(OBJ)/tools/hwpoison_guest_options.o $(BUILD)/libhwlab.a
 	@mkdir -p $(dir $@)
 	$(CC) -static -o $@ $^
 
@@ -195,8 +201,9 @@ FORCE:
 
 initramfs: $(BUILD)/initramfs.cpio.gz $(BUILD)/initramfs-compare.cpio.gz
 
+# UNIT='NAME...': only those tests (shell patterns; build/unit-tests --list names them)
 unit: $(BUILD)/unit-tests
-	$(BUILD)/unit-tests
+	$(BUILD)/unit-tests $(UNIT)
 
 # ASan+UBSan: the same rules into build/asan, dynamically linked. Not
 # recovering from UB makes every sanitizer report fail the run.
@@ -218,14 +225,15 @@ FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=
 FUZZ_SECONDS := 60
 FUZZERS := fuzz-elf-load fuzz-ucall fuzz-bzimage
 
-$(BUILD)/fuzz-elf-load: $(OBJ)/tests/fuzz/fuzz_elf_load.o $(OBJ)/vmm/elf_load.o $(OBJ)/vmm/memslot.o
+$(BUILD)/fuzz-elf-load: $(OBJ)/tests/fuzz/fuzz_elf_load.o $(OBJ)/vmm/boot/elf_load.o $(OBJ)/vmm/core/memslot.o
 	$(CC) $(SAN_FLAGS) -fsanitize=fuzzer -o $@ $^
 
-$(BUILD)/fuzz-ucall: $(OBJ)/tests/fuzz/fuzz_ucall.o $(OBJ)/vmm/ucall_decode.o \
-		$(OBJ)/vmm/memslot.o $(OBJ)/vmm/report.o $(OBJ)/lib/clock.o
+$(BUILD)/fuzz-ucall: $(OBJ)/tests/fuzz/fuzz_ucall.o $(OBJ)/vmm/hwlab/ucall_decode.o \
+		$(OBJ)/vmm/core/memslot.o $(OBJ)/vmm/core/report.o $(OBJ)/vmm/core/outq.o \
+		$(OBJ)/lib/clock.o $(OBJ)/lib/log.o
 	$(CC) $(SAN_FLAGS) -fsanitize=fuzzer -pthread -o $@ $^
 
-$(BUILD)/fuzz-bzimage: $(OBJ)/tests/fuzz/fuzz_bzimage.o $(OBJ)/vmm/bzimage.o
+$(BUILD)/fuzz-bzimage: $(OBJ)/tests/fuzz/fuzz_bzimage.o $(OBJ)/vmm/boot/bzimage.o
 	$(CC) $(SAN_FLAGS) -fsanitize=fuzzer -o $@ $^
 
 fuzz-build:
@@ -260,28 +268,33 @@ test-debug-kernel: all kernel initramfs debug-kernel
 		HWLAB_LOGS=$(abspath $(BUILD))/logs/debug HWLAB_HOST_CHECKS=0 HWLAB_SPLAT_CHECK=1 \
 		tests/run.sh $(DEBUG_SCENARIOS)
 
-# The soak scenario with N events (make test runs it with 100): one outer-VM
-# boot; prints the checks and the latency summary (median/p99/max and the
-# slowest event's breakdown), and fails like a scenario does.
+demo: all kernel initramfs
+	tests/demo.sh
+
+# The measure group of tests/integration/scenarios.table: a scenario with a
+# longer run of its own (make test runs each with small numbers), one
+# outer-VM boot of the scenario named like the target (- for _). Each target
+# sets its outer kernel arguments, log, bound, the lines it shows besides the
+# checks (MEASURE_SHOWN: more grep alternatives) and the
+# script that makes its table; the one recipe below shows them and fails as
+# a scenario does: on a failed check, a failed table script or the
+# scenario's exit status.
+MEASURE_TARGETS := soak linux-latency compare guest-matrix
+
+# The soak scenario with N events (make test runs it with 100): the checks
+# and the latency summary (median/p99/max and the slowest event's breakdown).
 N ?= 1000
-soak: all kernel initramfs
-	@mkdir -p $(BUILD)/logs
-	HWLAB_APPEND="hwlab.soak_events=$(N)" outer-qemu/boot.sh soak $(BUILD)/logs/soak-$(N).log \
-		$$((600 + $(N))); rc=$$?; \
-	grep -a '^HWLAB-CHECK \|^HWLAB-MEASURE soak' $(BUILD)/logs/soak-$(N).log; \
-	! grep -aq '^HWLAB-CHECK FAIL' $(BUILD)/logs/soak-$(N).log && [ $$rc -eq 0 ]
+soak: MEASURE_APPEND = hwlab.soak_events=$(N)
+soak: MEASURE_LOG = soak-$(N).log
+soak: MEASURE_BOUND = $$((600 + $(N)))
+soak: MEASURE_SHOWN = \|^HWLAB-MEASURE soak
 
 # The Linux guest's boot time and LINUX_EVENTS late-kill events (median, p99).
 LINUX_EVENTS ?= 20
-linux-latency: all kernel initramfs
-	@mkdir -p $(BUILD)/logs
-	HWLAB_APPEND="hwlab.linux_events=$(LINUX_EVENTS)" outer-qemu/boot.sh linux_latency \
-		$(BUILD)/logs/linux-latency-$(LINUX_EVENTS).log 600; rc=$$?; \
-	grep -a '^HWLAB-CHECK \|^HWLAB-MEASURE' $(BUILD)/logs/linux-latency-$(LINUX_EVENTS).log; \
-	! grep -aq '^HWLAB-CHECK FAIL' $(BUILD)/logs/linux-latency-$(LINUX_EVENTS).log && [ $$rc -eq 0 ]
-
-demo: all kernel initramfs
-	tests/demo.sh
+linux-latency: MEASURE_APPEND = hwlab.linux_events=$(LINUX_EVENTS)
+linux-latency: MEASURE_LOG = linux-latency-$(LINUX_EVENTS).log
+linux-latency: MEASURE_BOUND = 600
+linux-latency: MEASURE_SHOWN = \|^HWLAB-MEASURE
 
 # The side-by-side with QEMU: the compare scenario's table (tests/compare.py),
 # per guest (our bzImage, sid's stock kernel) and VMM (hwlab-vmm, QEMU 11.1,
@@ -291,23 +304,26 @@ demo: all kernel initramfs
 # bzImage only).
 COMPARE_EVENTS ?= 5
 COMPARE_HUGE_EVENTS ?= 2
-compare: all kernel initramfs
-	HWLAB_APPEND="hwlab.compare_events=$(COMPARE_EVENTS) hwlab.compare_huge_events=$(COMPARE_HUGE_EVENTS) hwlab.compare_stock_all=1 $(HWLAB_APPEND)" \
-		outer-qemu/boot.sh compare $(BUILD)/logs/compare.log \
-		$$((900 + 400 * $(COMPARE_EVENTS) + 300 * $(COMPARE_HUGE_EVENTS))); rc=$$?; \
-		python3 tests/compare.py $(BUILD)/logs/compare.log && exit $$rc
+compare: MEASURE_APPEND = hwlab.compare_events=$(COMPARE_EVENTS) hwlab.compare_huge_events=$(COMPARE_HUGE_EVENTS) hwlab.compare_stock_all=1 $(HWLAB_APPEND)
+compare: MEASURE_LOG = compare.log
+compare: MEASURE_BOUND = $$((900 + 400 * $(COMPARE_EVENTS) + 300 * $(COMPARE_HUGE_EVENTS)))
+compare: MEASURE_TABLE = python3 tests/compare.py
 
 # Debian's stock kernels as guests (bookworm, trixie, sid) and ours, in
 # hwlab-vmm, every case and the guests' default MCE poll, with each
 # kernel's boot time beside sid's QEMU: tests/guest_matrix.py's table.
 # make test runs the quick form (sid's kernel, late and early kill).
-guest-matrix: all kernel initramfs
+guest-matrix: MEASURE_APPEND = hwlab.matrix=full $(HWLAB_APPEND)
+guest-matrix: MEASURE_LOG = guest-matrix.log
+guest-matrix: MEASURE_BOUND = 3600
+guest-matrix: MEASURE_TABLE = python3 tests/guest_matrix.py
+
+$(MEASURE_TARGETS): all kernel initramfs
 	@mkdir -p $(BUILD)/logs
-	HWLAB_APPEND="hwlab.matrix=full $(HWLAB_APPEND)" outer-qemu/boot.sh guest_matrix \
-		$(BUILD)/logs/guest-matrix.log 3600; rc=$$?; \
-	grep -a '^HWLAB-CHECK ' $(BUILD)/logs/guest-matrix.log; \
-	python3 tests/guest_matrix.py $(BUILD)/logs/guest-matrix.log && \
-	! grep -aq '^HWLAB-CHECK FAIL' $(BUILD)/logs/guest-matrix.log && exit $$rc
+	HWLAB_APPEND="$(MEASURE_APPEND)" outer-qemu/boot.sh $(subst -,_,$@) $(BUILD)/logs/$(MEASURE_LOG) \
+		$(MEASURE_BOUND); rc=$$?; \
+	grep -a '^HWLAB-CHECK $(MEASURE_SHOWN)' $(BUILD)/logs/$(MEASURE_LOG); \
+	$(if $(MEASURE_TABLE),$(MEASURE_TABLE) $(BUILD)/logs/$(MEASURE_LOG) && )! grep -aq '^HWLAB-CHECK FAIL' $(BUILD)/logs/$(MEASURE_LOG) && exit $$rc
 
 deps:
 	scripts/install-deps.sh

@@ -110,7 +110,7 @@ mv "$kdir"/linux-source-6.1 "$tree"
 # source and the patches alone: the base commit is the same on every machine,
 # so the cover letter can name it (base-commit:, kernel/format-series.sh),
 # and each patch's "From <sha>" line is the commit git am makes of it here
-# (tests/check-patches.sh holds them to that).
+# (tests/host/check-patches.sh holds them to that).
 git_id=(-c user.name=hwpoison-lab -c user.email=hwpoison-lab@localhost)
 step "2/5 applying ${#patches[@]} patch(es) from kernel/series"
 (

@@ -2,7 +2,7 @@
 /*
  * Error and warning messages for hwlab-vmm and the tools: one format,
  * "PROGRAM: error: what failed: why", on stderr. Report lines (JSON, stdout)
- * are the VMM's business (vmm/report.h); this is for people.
+ * are the VMM's business (vmm/core/report.h); this is for people.
  */
 #ifndef HWLAB_LOG_H
 #define HWLAB_LOG_H

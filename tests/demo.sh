@@ -4,6 +4,8 @@
 # early kill, two vCPUs), and tell what happened from the outer kernel, the
 # VMM and the guest; for the Linux guest two levels deep, down to its own
 # kernel's memory_failure() and the inner process's SIGBUS.
+# A burst told page by page (early_kill's 40 pages) folds into one line
+# per kind of line with a count, so each story fits a screen.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 logs=$here/build/logs

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# The project's test command (make test): host unit tests, then every
-# integration scenario booted in its own outer VM. Each assertion counts as
+# The project's test command (make test): the rows of
+# tests/integration/scenarios.table in group default, in its order: host
+# unit tests and host-side checks, then every integration scenario booted
+# in its own outer VM, then the host checks that read their logs (the
+# table's header: where and groups). Each assertion counts as
 # passed, failed or skipped (a check that cannot run on this host or VM);
 # the last line is "N passed, N failed, N skipped", which CI parses.
 #
-# Usage: tests/run.sh [SCENARIO...]   (default: all, in the order of
-#                                      tests/integration/scenarios.table)
+# Usage: tests/run.sh [SCENARIO...]   (default: the outer rows in group
+#                                      default, in the table's order)
 # Env:   HWLAB_BOOT_TIMEOUT  seconds per outer-VM boot, for every scenario
 #                            (default: the scenario's timeout in the table)
 #        HWLAB_CPU_HOG       run N busy loops beside the whole suite (make
@@ -17,12 +20,13 @@
 #                            table's boot timeouts and the waits in the VM
 #                            (outer-qemu/boot.sh; default 1)
 #        HWLAB_LOGS          where the logs go (default build/logs)
-#        HWLAB_HOST_CHECKS=0 the scenarios alone: no unit tests or host-side
-#                            checks
+#        HWLAB_HOST_CHECKS=0 the scenarios alone: no host rows of group
+#                            default (unit tests, host-side checks)
 #        HWLAB_SPLAT_CHECK=1 after each scenario, one check per lockdep,
 #                            might_sleep, VM_BUG_ON, BUG:, WARNING: or KASAN
 #                            report of the outer kernel in its log
-#                            (tests/host/kernel_splats.sh)
+#                            (tests/host/kernel_splats.sh), and before the
+#                            scenarios the host rows of group splat
 # make test-debug-kernel sets the last five for the debug kernel.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,10 +42,10 @@ case $factor in *[!0-9]* | 0*) die "HWLAB_TIME_FACTOR must be a whole number fro
 # The table and the scripts must agree before anything runs: a scenario
 # missing from the table would silently never run, a row without a script
 # would boot a VM only to fail.
-table_rows=$(scenario_rows) || die "malformed $scenario_table (see above)"
+table_all=$(table_rows) || die "malformed $scenario_table (see above)"
 if ! mismatches=$(scenario_table_mismatches); then
 	echo "$mismatches" | sed 's/^/run.sh: error: /' >&2
-	die "tests/integration/scenarios.table and tests/integration/scenarios/*.sh must list the same scenarios"
+	die "tests/integration/scenarios.table and the scripts (tests/host/, tests/integration/scenarios/) must agree"
 fi
 if [ $# -gt 0 ]; then
 	scenarios=("$@")
@@ -50,7 +54,8 @@ if [ $# -gt 0 ]; then
 			die "unknown scenario '$s' (not in tests/integration/scenarios.table)"
 	done
 else
-	mapfile -t scenarios < <(awk '{ print $1 }' <<<"$table_rows")
+	# make test: the scenarios in group default (measure alone is nodefault)
+	mapfile -t scenarios < <(awk '$2 == "outer" && $3 ~ /(^|,)default(,|$)/ { print $1 }' <<<"$table_all")
 fi
 
 # The CPU hog: busy shells at the lowest priority would yield to the tests,
@@ -88,69 +93,59 @@ run_checks() {
 	tally_checks "$log"
 }
 
-# HWLAB_HOST_CHECKS=0 (make test-debug-kernel): the scenarios alone
-if [ "${HWLAB_HOST_CHECKS:-1}" = 1 ]; then
-	echo "== host unit tests"
+# run_unit: build/unit-tests, shown whole; its summary line is what counts
+# (a skipped unit test, UNIT_SKIP: no usable /dev/kvm, say, is a skipped check)
+run_unit() {
+	local unit_out unit_rc up uf us
 	unit_out=$("$here/build/unit-tests")
 	unit_rc=$?
 	echo "$unit_out"
-	read -r up uf < <(echo "$unit_out" | sed -n 's/^unit: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+	read -r up uf us < <(echo "$unit_out" |
+		sed -n 's/^unit: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p')
 	if [ -z "${up:-}" ]; then
 		echo "FAIL unit-tests: exit $unit_rc without a summary"
-		up=0 uf=1
+		up=0 uf=1 us=0
 	fi
-	passed=$((passed + up)) failed=$((failed + uf))
+	passed=$((passed + up)) failed=$((failed + uf)) skipped=$((skipped + us))
+}
 
-	# The VMM on this host: bad input, and runs on the host's own /dev/kvm where
-	# there is one that works (a counted SKIP without).
-	echo "== VMM on the host (bad input; runs on the host's /dev/kvm)"
-	run_checks vmm_runs "$here/tests/host/vmm_runs.sh"
+# run_host_rows ROWS: run each host row of ROWS (table_rows' lines) that
+# has a group this run selects, under its description as the header
+run_host_rows() {
+	local rows row name groups desc g
+	# an array, not a loop reading stdin: a checker must not eat the rows
+	mapfile -t rows <<<"$1"
+	for row in "${rows[@]}"; do
+		read -r name _ groups _ _ _ _ _ desc <<<"$row"
+		[ -n "$name" ] || continue
+		for g in ${groups//,/ }; do
+			[[ " $selected_groups " == *" $g "* ]] || continue
+			echo "== $desc"
+			if [ "$name" = unit ]; then
+				run_unit
+			else
+				run_checks "$name" "$host_check_dir/$name.sh"
+			fi
+			break
+		done
+	done
+}
 
-	# The same runs and the unit tests under ASan+UBSan (make asan-build).
-	echo "== ASan+UBSan build (build/asan)"
-	run_checks asan "$here/tests/host/asan.sh"
-
-	echo "== bad environments (host side)"
-	run_checks bad_environment "$here/tests/host/bad_environment.sh"
-
-	echo "== hwpoison-guest's refusals, against a fake debugfs (host side)"
-	run_checks tool_safety "$here/tests/host/tool_safety.sh"
-
-	echo "== hwpoison-guest --qmp against the distro's QEMU (TCG, host side, fake debugfs)"
-	run_checks qmp_tool "$here/tests/host/qmp_tool.sh"
-
-	echo "== hwpoison-guest --watch/--domain through libvirt's embedded driver (TCG, host side, fake debugfs)"
-	run_checks libvirt_tool "$here/tests/host/libvirt_tool.sh"
-
-	echo "== hwlab-stamp keeps every line of QEMU's console"
-	run_checks hwlab_stamp "$here/tests/host/hwlab_stamp.sh"
-
-	echo "== guest_ms: a guest's own time of an event, on console fixtures"
-	run_checks guest_ms "$here/tests/host/guest_ms.sh"
-
-	echo "== no early-stopping pipe reader under pipefail (scripts)"
-	run_checks pipefail_lint "$here/tests/host/pipefail_lint.sh"
-
-	echo "== docs/design.md's file map"
-	run_checks file_map "$here/tests/host/file_map.sh"
-
-	echo "== newer Debian suites without touching the host (scripts/debian-suite.sh; network)"
-	run_checks debian_suite "$here/tests/host/debian_suite.sh"
-
-	echo "== kernel patches"
-	run_checks check-patches "$here/tests/check-patches.sh"
-
-	echo "== hwpoison-inject as a module (kernel flavour module, CONFIG_HWPOISON_INJECT=m; cached; cold about 10 min)"
-	run_checks kernel_module "$here/tests/host/kernel_module.sh"
-fi
-
-# The splat scanner (make test-debug-kernel's) on sample logs, and before
-# it scans the scenarios' logs: a scan that could not fail would pass them all.
+# The groups this run selects (scenarios.table's header): default, make
+# test's host checks (HWLAB_HOST_CHECKS=0, make test-debug-kernel: the
+# scenarios alone); splat, the splat scanner's own check, run before it
+# scans the scenarios' logs (a scan that could not fail would pass them
+# all); and the name of each scenario this run boots, for the host rows
+# that read its log.
 splat_check=${HWLAB_SPLAT_CHECK:-0}
-if [ "${HWLAB_HOST_CHECKS:-1}" = 1 ] || [ "$splat_check" = 1 ]; then
-	echo "== the kernel splat scanner, on sample console logs (host side)"
-	run_checks kernel_splats_selftest "$here/tests/host/kernel_splats_selftest.sh"
-fi
+selected_groups="${scenarios[*]}"
+[ "${HWLAB_HOST_CHECKS:-1}" = 1 ] && selected_groups+=" default"
+[ "$splat_check" = 1 ] && selected_groups+=" splat"
+# host rows above the first outer row run before the scenarios, the rest after
+host_before=$(awk '$2 == "outer" { exit } $2 == "host"' <<<"$table_all")
+host_after=$(awk '$2 == "outer" { outer = 1; next } outer && $2 == "host"' <<<"$table_all")
+run_host_rows "$host_before"
+
 if [ -n "${HWLAB_KERNEL:-}" ]; then
 	echo "== outer kernel: $HWLAB_KERNEL (key $(cat "$(dirname "$HWLAB_KERNEL")/kernel.key" 2>/dev/null ||
 		echo unknown)), bounds x$factor"
@@ -196,11 +191,9 @@ for s in "${scenarios[@]}"; do
 	fi
 done
 
-# the demo's two-level story, from this run's linux_guest log (not an old one)
-if [[ " ${scenarios[*]} " == *" linux_guest "* ]]; then
-	echo "== make demo's story of the Linux guest (tests/story.py on build/logs/linux_guest.log)"
-	run_checks demo_story "$here/tests/host/demo_story.sh"
-fi
+# the host rows after the scenarios (make demo's story, from this run's
+# linux_guest log, not an old one)
+run_host_rows "$host_after"
 
 # the guest matrix's table (its quick form in make test), from this run's log
 if [[ " ${scenarios[*]} " == *" guest_matrix "* ]] && [ -f "$logs/guest_matrix.log" ]; then

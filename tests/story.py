@@ -8,12 +8,14 @@ A scenario that booted a Linux guest in hwlab-vmm (linux_guest) is told two
 levels deep, run by run and in time order: the outer kernel, the VMM, the
 inner kernel and the inner processes, each line at its time on the outer
 VM's clock, which the VMM's report lines and its --console-stamp share.
+Consecutive lines that differ only in their places and times (a burst told
+page by page) fold into one line with a count, so each story fits a screen;
+fold() and its key are below, tests/story_test.py tests them.
 """
 import json
 import re
 import sys
 
-KERNEL = re.compile(r"^\[\s*[\d.]+\] (Memory failure: .*|Injecting memory failure.*)$")
 KERNEL_TIMED = re.compile(r"^\[\s*([\d.]+)\] (Memory failure: .*|Injecting memory failure.*)$")
 VMM = re.compile(r"^  vmm: (\{.*\})$")
 # an inner console line as show_console echoes it: the VMM's stamp, the text
@@ -21,9 +23,32 @@ INNER = re.compile(r"^  con: \[t_ns=(\d+)\] (.*)$")
 INNER_KERNEL = re.compile(r"^\[\s*[\d.]+\] (.*)$")
 INNER_SHOWN = re.compile(r"^(mce: |Memory failure: |Kernel panic|Oops|BUG: |INNER-SIGBUS |"
                          r"INNER-EXIT |INNER-RESTART |INNER-CORRUPT )")
-# so many lines of one kind in a run are enough to tell it (a lost huge page
-# is 512 "Memory failure" lines)
+# so many lines of one kind in a run are enough to tell it, after folding
+# (lines of one kind that fold do not reach this; lines that differ in more
+# than their numbers, say the inner kernel's mce reports of a burst, do)
 SHOWN_PER_KIND = 12
+
+# The folding key. A poisoned range is told page by page: the kernel prints
+# the same lines for each pfn, the VMM reports the same event for each GPA.
+# Consecutive lines fold into one when they are equal once their places and
+# times are taken out; everything else stays in the key, so a line that
+# differs in kind (its words), result ("Recovered" or "Failed"), process
+# (a pid, "hwlab-vmm:179"), signal, vCPU, bank, lsb or count never folds
+# into its neighbours. A place or time is:
+#   - a 0x number (pfn, GPA, hva, ADDR, addr=), except a register's value:
+#     MCi_STATUS, MCG_STATUS, MISC and MCG_CAP say what kind of error it was;
+#   - the bare hex the kernel prints after ADDR, TSC and "at" (the mce
+#     lines), and the decimal after TIME;
+#   - a decimal fraction: a latency or a time ("9.38 ms after the signal").
+PLACE_OR_TIME = re.compile(
+    r"(?<!STATUS )(?<!MISC )(?<!MCG_CAP )\b0x[0-9a-fA-F]+\b"
+    r"|(?<=ADDR )[0-9a-f]+\b|(?<=TSC )[0-9a-f]+\b|(?<=TIME )\d+\b"
+    r"|(?<= at )(?=[0-9a-f]*\d)[0-9a-f]+\b"
+    r"|\b\d+\.\d+\b")
+# A page's event is up to three lines (the kernel's "Injecting", "Sending
+# SIGBUS", "recovery action"; the VMM's hook and SIGBUS in turn), so a cycle
+# of up to this many lines folds as well as a single repeated line.
+FOLD_CYCLE = 4
 
 
 def json_of(pattern, line):
@@ -35,6 +60,69 @@ def json_of(pattern, line):
         return json.loads(m.group(1))
     except json.JSONDecodeError:
         return None
+
+
+def fold_key(text):
+    """A line's text with its places and times taken out, and those values."""
+    values = []
+
+    def take(m):
+        values.append(m.group(0))
+        return "\0"
+    return PLACE_OR_TIME.sub(take, text), values
+
+
+def fold_group(group, cycle):
+    """One line for lines of one key: the first one's time, each place or
+    time that varies as first..last, the count and the time they spanned."""
+    t, who, text = group[0]
+    template = fold_key(text)[0]
+    slots = zip(*(fold_key(x[2])[1] for x in group))
+    parts = template.split("\0")
+    shown = parts[0]
+    for vals, part in zip(slots, parts[1:]):
+        shown += (vals[0] if len(set(vals)) == 1 else f"{vals[0]}..{vals[-1]}") + part
+    times = [x[0] for x in group if x[0] is not None]
+    return {"t": t, "who": who, "text": shown, "count": len(group),
+            "span": times[-1] - times[0] if len(times) == len(group) else None,
+            "cycle": cycle}
+
+
+def fold(items):
+    """Fold consecutive (time, who, text) items that differ only in their
+    places and times, a single line or a cycle of up to FOLD_CYCLE lines
+    repeating (the longest stretch wins, the shorter cycle on a tie). Each
+    item becomes a dict with t, who, text, count, span (ns, or None when a
+    time is missing) and cycle (on a cycle's first line: its length)."""
+    keys = [(who, fold_key(text)[0]) for _, who, text in items]
+    out, i = [], 0
+    while i < len(items):
+        best, repeats = 1, 1
+        for p in range(1, FOLD_CYCLE + 1):
+            r = 1
+            while i + (r + 1) * p <= len(items) and \
+                    keys[i + r * p:i + (r + 1) * p] == keys[i:i + p]:
+                r += 1
+            if r > 1 and r * p > best * repeats:
+                best, repeats = p, r
+        for j in range(best):
+            group = [items[i + k * best + j] for k in range(repeats)]
+            out.append(fold_group(group, best if j == 0 and repeats > 1 and best > 1 else 0))
+        i += best * repeats
+    return out
+
+
+def folded_text(f):
+    """A folded line's text with its count, span and cycle."""
+    if f["count"] == 1:
+        return f["text"]
+    text = f"{f['text']}  ×{f['count']}"
+    if f["span"] is not None:
+        text += f" in {f['span'] / 1e6:.1f} ms"
+    if f["cycle"]:
+        rest = f"next {f['cycle'] - 1} lines" if f["cycle"] > 2 else "next line"
+        text += f", in turn with the {rest}"
+    return text
 
 
 def describe(ev):
@@ -72,7 +160,9 @@ def describe(ev):
     if kind == "vmm_exit":
         return (f"VMM exits: {ev['status']}, {ev['injected']} machine check(s) injected, "
                 f"{ev['poisoned_pages']} poisoned page(s) on its list")
-    return f"{kind}: {json.dumps(ev)}"
+    # its time is the line's, not part of what it says (and lines that
+    # differ only in it fold)
+    return f"{kind}: " + ", ".join(f"{k} {v}" for k, v in ev.items() if k not in ("event", "t_ns"))
 
 
 def story(path, quiet=False):
@@ -80,25 +170,26 @@ def story(path, quiet=False):
     row = {"scenario": name, "signal": "-", "gpa": "-", "injected": 0,
            "retired": 0, "checksums": "-", "checks": "0/0"}
     passed = failed = 0
-    kernel = []
-    out = (lambda *a: None) if quiet else print
-    out(f"\n=== {name}")
-    for line in open(path, errors="replace"):
-        line = line.rstrip("\n")
-        m = KERNEL.match(line)
+    # (time in ns or None, who, text); the kernel's on printk's clock, the
+    # VMM's on CLOCK_MONOTONIC: each is compared only with its own kind
+    lines, kernel = [], []
+    with open(path, errors="replace") as f:
+        log = [line.rstrip("\n") for line in f]
+    for line in log:
+        m = KERNEL_TIMED.match(line)
         if m:
             # The VMM's report reaches the console only when it exits; tell
             # the kernel's side where it happened, right after the poisoning.
-            kernel.append(f"  kernel | {m.group(1)}")
+            kernel.append((int(float(m.group(1)) * 1e9), "kernel", m.group(2)))
             continue
         ev = json_of(VMM, line)
         if ev:
             text = describe(ev)
             if text:
-                who = "guest " if ev["event"].startswith("guest") else "vmm   "
-                out(f"  {who} | {text}")
+                who = "guest" if ev["event"].startswith("guest") else "vmm"
+                lines.append((ev.get("t_ns"), who, text))
             if ev["event"] in ("poison_hook", "sigbus") and kernel:
-                out("\n".join(kernel))
+                lines += kernel
                 kernel.clear()
             if ev["event"] == "sigbus" and ev["action"] == "inject":
                 row["signal"], row["gpa"] = ev["si_code"], ev["gpa"]
@@ -112,9 +203,12 @@ def story(path, quiet=False):
             passed += 1
         elif line.startswith("HWLAB-CHECK FAIL"):
             failed += 1
-            out(f"  check  | {line[len('HWLAB-CHECK '):]}")
-    if kernel:
-        out("\n".join(kernel))
+            lines.append((None, "check", line[len('HWLAB-CHECK '):]))
+    lines += kernel
+    if not quiet:
+        print(f"\n=== {name}")
+        for f in fold(lines):
+            print(f"  {f['who']:<6} | {folded_text(f)}")
     row["checks"] = f"{passed}/{passed + failed}"
     return row
 
@@ -175,8 +269,9 @@ def place_outer(groups, poisons):
 def linux_runs(path):
     """The Linux-guest runs of one log: their outer, VMM and inner lines."""
     runs, groups, poisons = [], [], []
-    for line in open(path, errors="replace"):
-        line = line.rstrip("\n")
+    with open(path, errors="replace") as f:
+        log = [line.rstrip("\n") for line in f]
+    for line in log:
         m = KERNEL_TIMED.match(line)
         if m:
             t, text = int(float(m.group(1)) * 1e9), m.group(2)
@@ -228,14 +323,15 @@ def linux_story(path):
         # time 0: the first write into the outer kernel's debugfs
         t0 = next((t for t, who, _ in lines if who == "outer"), lines[0][0] if lines else 0)
         seen = {}
-        for t, who, text in lines:
+        for f in fold(lines):
+            who, text = f["who"], f["text"]
             kind = (who, text.split(":")[0] if who != "vmm" else text[:12])
             seen[kind] = seen.get(kind, 0) + 1
             if seen[kind] == SHOWN_PER_KIND + 1:
                 print(f"  {'':>10}  {who:<5} | ... (more like this)")
             if seen[kind] > SHOWN_PER_KIND:
                 continue
-            print(f"  {(t - t0) / 1e6:+9.1f}ms {who:<5} | {text}")
+            print(f"  {(f['t'] - t0) / 1e6:+9.1f}ms {who:<5} | {folded_text(f)}")
         injected = [e for e in run["events"] if e.get("event") == "sigbus" and
                     e.get("action") == "inject"]
         inner = run["inner"]

@@ -61,7 +61,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -74,6 +73,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "hwpoison_guest_options.h"
 #include "hwpoison_inject.h"
 #include "log.h"
 #include "memmap.h"
@@ -87,11 +87,15 @@
 
 #define PAGE 4096ULL
 
-static const char *debugfs;	/* NULL: the real one, HWLAB_DEBUGFS */
-static int use_corrupt_va;	/* kernel patch 0002: by pid and address, no pagemap */
-static const char *qmp_socket;	/* PID is a QEMU: GPA -> HVA from its monitor */
-static const char *target_exe = "hwlab-vmm";	/* or a QEMU's, for --qmp and --domain */
-static unsigned int wait_present_s;
+/* One run of the tool: its command line and what its checks hold on to. */
+struct hwpoison_guest {
+	struct hwpoison_guest_options opt;
+	const char *target_exe;		/* "hwlab-vmm", or a QEMU's for --qmp and --domain */
+	unsigned long long vmm_start_time;	/* of the process the checks were made on */
+	/* the table the checks were made on, kept open: its inode cannot be reused */
+	const char *table_path;
+	struct stat table_st;
+};
 
 /* The uid that owns /proc/PID: the process's (effective) uid. */
 static uid_t owner_of(pid_t pid)
@@ -109,9 +113,9 @@ static uid_t owner_of(pid_t pid)
  * A memslot table names hwlab-vmm's guest RAM, a QMP socket or a libvirt
  * domain a QEMU's; any other program is a wrong pid.
  */
-static void check_is_vmm(pid_t pid)
+static void check_is_vmm(const struct hwpoison_guest *g, pid_t pid)
 {
-	const char *want = target_exe;
+	const char *want = g->target_exe;
 	char path[32], exe[PATH_MAX];
 	ssize_t n;
 	const char *base;
@@ -127,16 +131,14 @@ static void check_is_vmm(pid_t pid)
 		die("pid %d is not a %s (it runs %s): refusing to poison it", (int)pid, want, exe);
 }
 
-static unsigned long long vmm_start_time;	/* of the process the checks were made on */
-
 /*
  * Right before each write: pid is still the process every check was made
  * on. In a long --soak the VMM may exit and its pid be reused by another
  * process, whose memory the next lookups would then describe.
  */
-static void check_same_process(pid_t pid)
+static void check_same_process(const struct hwpoison_guest *g, pid_t pid)
 {
-	if (proc_start_time(pid) != vmm_start_time)
+	if (proc_start_time(pid) != g->vmm_start_time)
 		die("pid %d is no longer the hwlab-vmm it was (it exited, or its pid was "
 		    "reused): refusing to poison", (int)pid);
 }
@@ -208,13 +210,14 @@ static int kernel_names_anon_vmas(void)
  * QEMU's private hugetlbfs file mapping for a libvirt <hugepages/> guest
  * from a private mapping of any other file).
  */
-static void check_slots_mapped(const struct memmap *m, const char *path, pid_t pid)
+static void check_slots_mapped(const struct hwpoison_guest *g, const struct memmap *m,
+			       const char *path, pid_t pid)
 {
 	char maps_path[32], err[300];
 	enum guest_ram_rule rule = RAM_RULE_QEMU;
 	FILE *maps;
 
-	if (!strcmp(target_exe, "hwlab-vmm"))
+	if (!strcmp(g->target_exe, "hwlab-vmm"))
 		rule = kernel_names_anon_vmas() ? RAM_RULE_HWLAB_NAMED : RAM_RULE_HWLAB;
 	snprintf(maps_path, sizeof(maps_path), "/proc/%d/smaps", (int)pid);
 	maps = fopen(maps_path, "r");
@@ -225,78 +228,75 @@ static void check_slots_mapped(const struct memmap *m, const char *path, pid_t p
 	fclose(maps);
 }
 
-/* The table the checks were made on, kept open: its inode cannot be reused. */
-static const char *table_path;
-static struct stat table_st;
-
 /*
  * The table must be the one the live process pid wrote and still holds
  * open (lib/memmap.h): a table left behind by a killed VMM, or a copy,
  * never speaks for a process that got its pid later.
  */
-static void check_table_held(pid_t pid)
+static void check_table_held(const struct hwpoison_guest *g, pid_t pid)
 {
 	char err[128];
 	int r;
 
-	if (!table_path)
+	if (!g->table_path)
 		return;
-	r = memmap_held_by(pid, &table_st, err, sizeof(err));
+	r = memmap_held_by(pid, &g->table_st, err, sizeof(err));
 	if (r < 0)
 		die("pid %d: %s: cannot tell whether it holds memslot table %s (did it exit?): "
-		    "refusing to poison", (int)pid, err, table_path);
+		    "refusing to poison", (int)pid, err, g->table_path);
 	if (!r)
 		die("memslot table %s is not open in pid %d: it is not the table that process "
 		    "published (one left behind by an earlier process, or a copy): refusing it",
-		    table_path, (int)pid);
+		    g->table_path, (int)pid);
 }
 
-static void read_memmap(const char *path, pid_t pid, uid_t vmm_uid, struct memmap *m)
+static void read_memmap(struct hwpoison_guest *g, const char *path, pid_t pid, uid_t vmm_uid,
+			struct memmap *m)
 {
 	char err[256];
 	/* never closed: open, its inode is not reused while the checks hold */
-	FILE *f = open_table(path, pid, vmm_uid, &table_st);
+	FILE *f = open_table(path, pid, vmm_uid, &g->table_st);
 
 	if (memmap_read(f, m, err, sizeof(err)))
 		die("memslot table %s is malformed: %s", path, err);
 	if (m->pid != pid)
 		die("memslot table %s was written by pid %d, not %d: a stale table, refusing it",
 		    path, (int)m->pid, (int)pid);
-	if (m->start != vmm_start_time)
+	if (m->start != g->vmm_start_time)
 		die("memslot table %s was written by a pid %d that started at %llu, but pid %d "
 		    "now is a process that started at %llu: a stale table of an earlier process, "
-		    "refusing it", path, (int)pid, m->start, (int)pid, vmm_start_time);
-	check_slots_mapped(m, path, pid);
-	table_path = path;
-	check_table_held(pid);
+		    "refusing it", path, (int)pid, m->start, (int)pid, g->vmm_start_time);
+	check_slots_mapped(g, m, path, pid);
+	g->table_path = path;
+	check_table_held(g, pid);
 }
 
 /*
  * QEMU's answer for one page (hva), as a one-slot table, checked like
  * hwlab-vmm's: the HVA must lie in a writable mapping of that very process.
  */
-static void qemu_page_slot(pid_t pid, uint64_t page, uint64_t hva, const char *source,
-			   struct memmap *m)
+static void qemu_page_slot(const struct hwpoison_guest *g, pid_t pid, uint64_t page,
+			   uint64_t hva, const char *source, struct memmap *m)
 {
 	*m = (struct memmap) { .pid = pid, .count = 1 };
 	m->slots[0] = (struct memmap_slot) { .gpa = page, .size = PAGE, .hva = hva };
 	strcpy(m->slots[0].backing, "qemu");
-	check_slots_mapped(m, source, pid);
+	check_slots_mapped(g, m, source, pid);
 }
 
-static void read_qmp(pid_t pid, uint64_t gpa, struct memmap *m)
+static void read_qmp(const struct hwpoison_guest *g, pid_t pid, uint64_t gpa, struct memmap *m)
 {
 	char cmd[64], text[512], err[512];
 	uint64_t page = gpa & ~(PAGE - 1), hva;
 
 	snprintf(cmd, sizeof(cmd), "gpa2hva %#" PRIx64, page);
-	if (qmp_hmp(qmp_socket, cmd, text, sizeof(text), err, sizeof(err)))
+	if (qmp_hmp(g->opt.qmp_socket, cmd, text, sizeof(text), err, sizeof(err)))
 		die("%s", err);
 	if (qmp_parse_gpa2hva(text, page, &hva)) {
 		text[strcspn(text, "\r\n")] = 0;
 		die("QEMU pid %d has no RAM at GPA %#" PRIx64 ": '%s'", (int)pid, page, text);
 	}
-	qemu_page_slot(pid, page, hva, qmp_socket, m);
+	qemu_page_slot(g, pid, page, hva, g->opt.qmp_socket, m);
 }
 
 static uint64_t gpa_to_hva(const struct memmap *m, uint64_t gpa, pid_t pid)
@@ -396,12 +396,14 @@ static void recheck_pfn(pid_t pid, uint64_t hva, uint64_t gpa, int shared_hugetl
  */
 #define TEST_STOP_ENV	"HWPOISON_GUEST_TEST_STOP_BEFORE_RECHECK"
 
-static uint64_t poison(pid_t pid, const struct memmap *m, uint64_t gpa, unsigned int wait_s)
+static uint64_t poison(const struct hwpoison_guest *g, pid_t pid, const struct memmap *m,
+		       uint64_t gpa)
 {
+	int use_corrupt_va = g->opt.corrupt_va;
 	uint64_t hva = gpa_to_hva(m, gpa, pid) & ~(PAGE - 1);
 	/* also for --corrupt-va: the kernel would poison a zero page just as well */
 	int shared_hugetlb = in_shared_hugetlb(m, gpa);
-	uint64_t pfn = hva_to_pfn(pid, hva, gpa, shared_hugetlb, wait_s);
+	uint64_t pfn = hva_to_pfn(pid, hva, gpa, shared_hugetlb, g->opt.wait_present_s);
 	uint64_t t;
 	char err[300];
 	int fd, r;
@@ -411,8 +413,8 @@ static uint64_t poison(pid_t pid, const struct memmap *m, uint64_t gpa, unsigned
 	 * there, a slow path) happens before the last checks, not between them
 	 * and the write.
 	 */
-	fd = hwpoison_open_injector(debugfs, use_corrupt_va ? "corrupt-va" : "corrupt-pfn", err,
-				    sizeof(err));
+	fd = hwpoison_open_injector(g->opt.debugfs, use_corrupt_va ? "corrupt-va" : "corrupt-pfn",
+				    err, sizeof(err));
 	if (fd < 0)
 		die("%s", err);
 	if (getenv(TEST_STOP_ENV))
@@ -424,13 +426,13 @@ static uint64_t poison(pid_t pid, const struct memmap *m, uint64_t gpa, unsigned
 	 * resolves pid and address in the kernel instead), and, after that
 	 * pagemap read, still the same process, holding its table.
 	 */
-	check_same_process(pid);
+	check_same_process(g, pid);
 	if (shared_hugetlb)
 		check_file_not_held_elsewhere(pid, hva, gpa);
 	if (!use_corrupt_va)
 		recheck_pfn(pid, hva, gpa, shared_hugetlb, pfn);
-	check_same_process(pid);
-	check_table_held(pid);
+	check_same_process(g, pid);
+	check_table_held(g, pid);
 	/* t_ns: just before the write, the start of every latency measured from it */
 	t = monotonic_ns();
 	if (use_corrupt_va)
@@ -613,9 +615,11 @@ static void soak_print(const struct soak *sk, unsigned int lost, unsigned int du
 	free(part);
 }
 
-static int soak(pid_t pid, const struct memmap *m, uint64_t first,
-		unsigned int events, const char *log, unsigned int wait_s)
+static int soak(const struct hwpoison_guest *g, pid_t pid, const struct memmap *m,
+		uint64_t first)
 {
+	unsigned int events = g->opt.soak_events;
+	const char *log = g->opt.soak_log;
 	struct soak sk = { .first = first & ~(PAGE - 1), .events = events };
 	unsigned int i, lost = 0, dup = 0;
 
@@ -629,7 +633,7 @@ static int soak(pid_t pid, const struct memmap *m, uint64_t first,
 		struct soak_event *e = &sk.ev[i];
 		uint64_t deadline;
 
-		e->t_write = poison(pid, m, sk.first + i * PAGE, wait_s);
+		e->t_write = poison(g, pid, m, sk.first + i * PAGE);
 		/* a bound for a lost event, not a delay: the loop ends on the line */
 		deadline = e->t_write + 10ULL * 1000000000ULL;
 		for (;;) {
@@ -657,8 +661,9 @@ static int soak(pid_t pid, const struct memmap *m, uint64_t first,
  * asked again after the HVA: if QEMU went and another took its pid, the
  * HVA was not the new one's. Returns an exit status.
  */
-static int poison_domain_page(virDomainPtr dom, uint64_t gpa)
+static int poison_domain_page(void *ctx, virDomainPtr dom, uint64_t gpa)
 {
+	struct hwpoison_guest *g = ctx;
 	uint64_t page = gpa & ~(PAGE - 1), hva;
 	unsigned long long started;
 	char err[512];
@@ -692,11 +697,11 @@ static int poison_domain_page(virDomainPtr dom, uint64_t gpa)
 		static struct memmap m;
 		char source[300];
 
-		vmm_start_time = started;
-		check_is_vmm(pid);
+		g->vmm_start_time = started;
+		check_is_vmm(g, pid);
 		snprintf(source, sizeof(source), "libvirt domain %s", virDomainGetName(dom));
-		qemu_page_slot(pid, page, hva, source, &m);
-		poison(pid, &m, gpa, wait_present_s);
+		qemu_page_slot(g, pid, page, hva, source, &m);
+		poison(g, pid, &m, gpa);
 		fflush(stdout);
 		_exit(0);
 	}
@@ -706,8 +711,9 @@ static int poison_domain_page(virDomainPtr dom, uint64_t gpa)
 }
 
 /* --domain NAME GPA: one page of a domain some libvirt (a daemon's) runs */
-static int poison_domain(const char *uri, const char *name, uint64_t gpa)
+static int poison_domain(struct hwpoison_guest *g, uint64_t gpa)
 {
+	const char *uri = g->opt.uri, *name = g->opt.domain;
 	char err[512];
 	virConnectPtr conn = lv_open(uri, err, sizeof(err));
 	virDomainPtr dom;
@@ -719,151 +725,77 @@ static int poison_domain(const char *uri, const char *name, uint64_t gpa)
 	if (!dom)
 		die("no domain %s at %s: %s", name, uri ? uri : "libvirt's default URI",
 		    lv_last_error());
-	rc = poison_domain_page(dom, gpa);
+	rc = poison_domain_page(g, dom, gpa);
 	virDomainFree(dom);
 	virConnectClose(conn);
 	return rc;
 }
 #endif
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: hwpoison-guest [--memmap FILE] [--debugfs DIR] [--wait-present SECONDS] "
-		   "[--corrupt-va] PID GPA\n"
-		   "       hwpoison-guest --soak N --log VMM_REPORT [...] PID FIRST_GPA\n"
-		   "       hwpoison-guest --qmp SOCKET [--debugfs DIR] [--wait-present SECONDS] "
-		   "QEMU_PID GPA\n"
-		   "       hwpoison-guest [--connect URI] --domain NAME [--debugfs DIR] "
-		   "[--wait-present SECONDS] GPA\n"
-		   "       hwpoison-guest [--connect URI] --watch [--domain NAME] [--start XML] "
-		   "[--debugfs DIR] [--wait-present SECONDS]\n"
-		   "         (the watch reads 'poison GPA' and 'quit' on stdin)\n");
-}
-
-#define SOAK_MAX	1000000
-#define WAIT_MAX	3600
-
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "memmap", 1, 0, 'm' }, { "debugfs", 1, 0, 'd' }, { "wait-present", 1, 0, 'w' },
-		{ "soak", 1, 0, 's' }, { "log", 1, 0, 'l' }, { "corrupt-va", 0, 0, 'v' },
-		{ "qmp", 1, 0, 'q' }, { "help", 0, 0, 'h' }, { "connect", 1, 0, 'c' },
-		{ "domain", 1, 0, 'D' }, { "watch", 0, 0, 'W' }, { "start", 1, 0, 'S' },
-		{ 0, 0, 0, 0 },
-	};
-	const char *uri = NULL, *domain = NULL, *start_xml = NULL;
-	int watch = 0;
-	const char *memmap_path = NULL, *log = NULL;
+	struct hwpoison_guest g = { .target_exe = "hwlab-vmm" };
+	const struct hwpoison_guest_options *o = &g.opt;
+	const char *memmap_path;
 	char memmap_default[64];
 	static struct memmap m;
-	uint64_t gpa, pid, events = 0, wait_s = 0;
+	uint64_t gpa, pid;
 	uid_t vmm_uid;
-	int c;
+	int rc;
 
 	log_prog = "hwpoison-guest";
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			memmap_path = optarg;
-			break;
-		case 'd':
-			debugfs = optarg;
-			break;
-		case 'w':
-			if (parse_u64(optarg, WAIT_MAX, &wait_s))
-				die("--wait-present takes seconds from 0 to %d, not '%s'", WAIT_MAX,
-				    optarg);
-			break;
-		case 'v':
-			use_corrupt_va = 1;
-			break;
-		case 's':
-			if (parse_u64(optarg, SOAK_MAX, &events) || !events)
-				die("--soak takes a count from 1 to %d, not '%s'", SOAK_MAX, optarg);
-			break;
-		case 'l':
-			log = optarg;
-			break;
-		case 'q':
-			qmp_socket = optarg;
-			break;
-		case 'c':
-			uri = optarg;
-			break;
-		case 'D':
-			domain = optarg;
-			break;
-		case 'W':
-			watch = 1;
-			break;
-		case 'S':
-			start_xml = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
+	rc = hwpoison_guest_parse(argc, argv, &g.opt);
+	if (rc)
+		return rc;
+	if (o->help) {
+		hwpoison_guest_usage(stdout);
+		return 0;
 	}
-	wait_present_s = wait_s;
-	if (domain || watch || uri || start_xml) {
-		/* libvirt finds the QEMU: no pid, no table, no soak, no QMP socket */
-		if (events || memmap_path || qmp_socket || use_corrupt_va ||
-		    optind + (watch ? 0 : 1) != argc || (!watch && (!domain || start_xml)) ||
-		    (start_xml && !domain)) {
-			usage(stderr);
-			return 2;
-		}
+	if (hwpoison_guest_uses_libvirt(o)) {
 #ifdef HWLAB_LIBVIRT
-		target_exe = "qemu-system-x86_64";
-		if (watch) {
-			struct lv_watch_options wo = { .uri = uri, .domain = domain,
-						       .start_xml = start_xml,
-						       .poison = poison_domain_page };
+		g.target_exe = "qemu-system-x86_64";
+		if (o->watch) {
+			struct lv_watch_options wo = { .uri = o->uri, .domain = o->domain,
+						       .start_xml = o->start_xml,
+						       .poison = poison_domain_page, .ctx = &g };
 
 			return lv_watch(&wo);
 		}
-		if (parse_u64(argv[optind], UINT64_MAX, &gpa))
-			die("'%s' is not a guest-physical address", argv[optind]);
-		return poison_domain(uri, domain, gpa);
+		if (parse_u64(o->operands[0], UINT64_MAX, &gpa))
+			die("'%s' is not a guest-physical address", o->operands[0]);
+		return poison_domain(&g, gpa);
 #else
 		die("this hwpoison-guest was built without libvirt (the static build for the outer "
 		    "VM's base image): use build/hwpoison-guest");
 #endif
 	}
-	if (optind + 2 != argc || (events && !log) || (qmp_socket && (events || memmap_path))) {
-		usage(stderr);
-		return 2;
-	}
-	if (parse_u64(argv[optind], HWLAB_PID_MAX, &pid) || !pid)
-		die("'%s' is not a pid", argv[optind]);
-	if (parse_u64(argv[optind + 1], UINT64_MAX, &gpa))
-		die("'%s' is not a guest-physical address", argv[optind + 1]);
+	if (parse_u64(o->operands[0], HWLAB_PID_MAX, &pid) || !pid)
+		die("'%s' is not a pid", o->operands[0]);
+	if (parse_u64(o->operands[1], UINT64_MAX, &gpa))
+		die("'%s' is not a guest-physical address", o->operands[1]);
 	if (kill(pid, 0) && errno == ESRCH)
 		die("pid %d: no such process", (int)pid);
 	/* first: every check below is then known to be about this process */
-	vmm_start_time = proc_start_time(pid);
-	if (!vmm_start_time)
+	g.vmm_start_time = proc_start_time(pid);
+	if (!g.vmm_start_time)
 		die("pid %d: cannot read /proc/%d/stat", (int)pid, (int)pid);
 	vmm_uid = owner_of(pid);
-	if (qmp_socket)
-		target_exe = "qemu-system-x86_64";
-	check_is_vmm(pid);
-	if (qmp_socket) {
-		read_qmp(pid, gpa, &m);
-		poison(pid, &m, gpa, wait_s);
+	if (o->qmp_socket)
+		g.target_exe = "qemu-system-x86_64";
+	check_is_vmm(&g, pid);
+	if (o->qmp_socket) {
+		read_qmp(&g, pid, gpa, &m);
+		poison(&g, pid, &m, gpa);
 		return 0;
 	}
+	memmap_path = o->memmap_path;
 	if (!memmap_path) {
 		memmap_default_path(memmap_default, sizeof(memmap_default), pid, vmm_uid);
 		memmap_path = memmap_default;
 	}
-	read_memmap(memmap_path, pid, vmm_uid, &m);
-	if (events)
-		return soak(pid, &m, gpa, events, log, wait_s);
-	poison(pid, &m, gpa, wait_s);
+	read_memmap(&g, memmap_path, pid, vmm_uid, &m);
+	if (o->soak_events)
+		return soak(&g, pid, &m, gpa);
+	poison(&g, pid, &m, gpa);
 	return 0;
 }

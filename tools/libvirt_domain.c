@@ -211,7 +211,7 @@ static void run_command(struct watch *w, char *cmd)
 		errno = 0;
 		gpa = strtoull(arg + 1, &end, 0);
 		if (!errno && end != arg + 1 && !*end) {
-			status = w->opt->poison(w->dom, gpa);
+			status = w->opt->poison(w->opt->ctx, w->dom, gpa);
 			if (status)
 				w->status = status;
 			snprintf(line, sizeof(line), "{\"event\":\"poison_done\",\"gpa\":\"%#llx\","

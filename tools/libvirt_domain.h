@@ -31,13 +31,14 @@ const char *lv_last_error(void);
  * checks and write); returns an exit status. The watch calls it for each
  * "poison GPA" line on its stdin.
  */
-typedef int (*lv_poison_fn)(virDomainPtr dom, uint64_t gpa);
+typedef int (*lv_poison_fn)(void *ctx, virDomainPtr dom, uint64_t gpa);
 
 struct lv_watch_options {
 	const char *uri;	/* NULL: libvirt's default */
 	const char *domain;	/* NULL: every domain's events; no poisoning */
 	const char *start_xml;	/* a domain to create first, destroyed on the way out */
 	lv_poison_fn poison;
+	void *ctx;		/* poison()'s first argument */
 };
 
 /*

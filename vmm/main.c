@@ -22,19 +22,20 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "console_io.h"
-#include "guest_ram.h"
-#include "irqchip.h"
-#include "kvm_dev.h"
+#include "pc/console_io.h"
+#include "boot/guest_boot.h"
+#include "core/guest_ram.h"
+#include "pc/irqchip.h"
+#include "core/kvm_dev.h"
 #include "log.h"
-#include "mce.h"
+#include "mce/mce.h"
+#include "mce/mce_delivery.h"
 #include "options.h"
-#include "outq.h"
-#include "pc_io.h"
-#include "report.h"
+#include "core/outq.h"
+#include "pc/pc_io.h"
+#include "core/report.h"
 #include "vcpu.h"
-#include "vm.h"
-#include "x86_boot.h"
+#include "core/vm.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -353,12 +354,17 @@ static void join_vcpus(struct vm *vm)
 /* Reboot the guest on fresh memory for the poisoned pages. */
 static int reset_guest(struct vm *vm)
 {
-	unsigned int i;
+	struct poison_list poisoned = { 0 };
+	uint64_t gpa[4], len[4];
+	unsigned int i, n;
 
 	vm->boot_count++;
 	vm->stop = vm->reset_requested = 0;
-	if (guest_ram_remap_poisoned(vm) || guest_ram_refresh_boot_area(vm) ||
-	    x86_boot_load_guest(vm))
+	/* the MCE policy hands its list down: memory does not call up into it */
+	mce_delivery_forget_poison(vm, &poisoned);
+	n = guest_boot_areas(vm, gpa, len, 4);
+	if (guest_ram_remap_poisoned(vm, &poisoned) || guest_ram_refresh_boot_area(vm, gpa, len, n) ||
+	    guest_boot_load(vm))
 		return -1;
 	/* a reboot starts with the interrupt hardware as at power-on */
 	if (vm->kind == GUEST_KIND_LINUX && irqchip_restore_vm(vm))
@@ -471,14 +477,28 @@ static int start_linux_console(struct vm *vm, const struct vmm_options *opt)
 	return opt->console_in ? start_console_input(vm) : 0;
 }
 
+/*
+ * The VM and what each layer adds to it, in the order KVM needs: the
+ * interrupt hardware before the first vCPU. 0, or -1 after a message.
+ */
+static int create_machine(struct vm *vm, const struct vmm_options *opt)
+{
+	mce_delivery_init_vm(vm);
+	if (vm_create(vm, opt) || mce_choose_style(vm))
+		return -1;
+	if (vm->kind == GUEST_KIND_LINUX && irqchip_create(vm))
+		return -1;
+	return guest_ram_create(vm);
+}
+
 /* The VM up to its first KVM_RUN: 0, or -1 after a message. */
 static int setup(struct vm *vm, struct vmm_options *opt, int *ao_fd)
 {
 	unsigned int i;
 
 	if (guest_image_read(&vm->image, opt->kernel_path ? opt->kernel_path : opt->image_path) ||
-	    (opt->kernel_path && setup_linux(vm, opt)) || vm_create(vm, opt) ||
-	    x86_boot_load_guest(vm))
+	    (opt->kernel_path && setup_linux(vm, opt)) || create_machine(vm, opt) ||
+	    guest_boot_load(vm))
 		return -1;
 	for (i = 0; i < opt->nr_vcpus; i++)
 		if (vcpu_create(vm, i))

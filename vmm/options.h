@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "memslot.h"
+#include "core/memslot.h"
 
 #define MAX_POISON_HOOKS 64
 
@@ -50,6 +50,7 @@ struct vmm_options {
 	unsigned int poison_pass;
 	int poison_corrupt_pfn;		/* debugfs corrupt-pfn, else MADV_HWPOISON */
 	int poison_vmm_heap;		/* also poison a page of the VMM's own heap */
+	const char *first_other;	/* the first option besides --check, which takes none */
 };
 
 /*

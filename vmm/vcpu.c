@@ -13,16 +13,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "cpuid.h"
-#include "irqchip.h"
-#include "kvm_ioctl.h"
+#include "x86/cpuid.h"
+#include "boot/guest_boot.h"
+#include "pc/irqchip.h"
+#include "core/kvm_ioctl.h"
 #include "log.h"
-#include "mce.h"
-#include "pc_io.h"
-#include "report.h"
-#include "ucall.h"
-#include "vm.h"
-#include "x86_boot.h"
+#include "mce/mce.h"
+#include "pc/pc_io.h"
+#include "core/report.h"
+#include "hwlab/ucall.h"
+#include "core/vm.h"
 
 /* The VM's CPUID with this vCPU's APIC id (the MP table's name for it). */
 static int set_cpuid(struct vcpu *v)
@@ -233,7 +233,7 @@ int vcpu_reset(struct vcpu *v)
 			return -1;
 	}
 	/* events after the registers: KVM_SET_SREGS may queue an interrupt */
-	if (x86_boot_reset_vcpu(v) || mce_reset_vcpu(v) || vcpu_power_on_state(v))
+	if (guest_boot_reset_vcpu(v) || mce_reset_vcpu(v) || vcpu_power_on_state(v))
 		return -1;
 	mce_delivery_reset_vcpu(v);
 	v->state = VCPU_RUNNING;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bzimage.h"
+#include "boot/bzimage.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf_load.h"
+#include "boot/elf_load.h"
 
 #define SLOT_SIZE (2u << 20)
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ucall_decode.h"
+#include "hwlab/ucall_decode.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,11 +3,53 @@
 # linux_guest scenario's log of this run: each run reads outer kernel → VMM
 # → inner kernel → inner process in time order, and the summary table says
 # which runs the guest survived. Without that log (a run of other
-# scenarios only) the checks are skipped, not passed.
+# scenarios only) those checks are skipped, not passed.
+# First, on tiny committed logs (tests/fixtures/story/), the folding that
+# keeps each story on a screen: a page-by-page burst reads as one line with
+# its count, and a line that differs in more than its numbers stays alone.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/tests/lib/check.sh"
 log=$here/build/logs/linux_guest.log
+fixtures=$here/tests/fixtures/story
+# a story longer than this does not fit a screen
+screen_lines=60
+
+expect demo-story-unit 0 "OK" python3 "$here/tests/story_test.py"
+
+# grep -c's count of a fixed string in a story (0 when absent)
+count_in() { printf '%s\n' "$1" | grep -cF -- "$2"; }
+burst=$(python3 "$here/tests/story.py" "$fixtures/burst.log")
+printf '%s\n' "$burst" | sed 's/^/  burst: /'
+check demo-story-fold-count "8 pages' recovery lines fold into one line that says x8 and the pfn range" \
+	test "$(count_in "$burst" "kernel | Memory failure: 0x3fb00..0x3fb07: recovery action for dirty LRU page: Recovered  ×8 in 7.0 ms")" -eq 1 \
+	-a "$(count_in "$burst" "Memory failure: ")" -eq 1
+check demo-story-fold-cycle "the pages' two kernel lines in turn and the VMM's 7 hooks fold each into one" \
+	test "$(count_in "$burst" "kernel | Injecting memory failure for pfn 0x3fb00..0x3fb07 at process virtual address 0x7f0000000000..0x7f0000007000  ×8")" -eq 1 \
+	-a "$(count_in "$burst" "VMM test hook poisons GPA 0x601000..0x607000 (hva 0x7f0000001000..0x7f0000007000) with madvise  ×7")" -eq 1
+mixed=$(python3 "$here/tests/story.py" "$fixtures/mixed.log")
+printf '%s\n' "$mixed" | sed 's/^/  mixed: /'
+# the kernel's results in story order, each with its count when folded
+results=$(printf '%s\n' "$mixed" | grep -F 'recovery action' | sed 's/.*page: //; s/ in [0-9.]* ms$//' | paste -sd'|')
+check demo-story-fold-failed "a Failed page among Recovered ones stays on its own line: $results" \
+	test "$results" = "Recovered  ×3|Failed|Recovered  ×2|Recovered|Recovered"
+check demo-story-fold-process "a page whose SIGBUS went to another process stays on its own line" \
+	test "$(count_in "$mixed" "Sending SIGBUS to hwlab-vmm:51 due to hardware memory corruption")" -eq 1 \
+	-a "$(count_in "$mixed" "0x3fb06: Sending SIGBUS to hwlab-vmm:51")" -eq 1
+
+# each story make demo tells, from the log of the scenario that tells it
+for s in early_kill late_kill linux_guest; do
+	if [ ! -s "$here/build/logs/$s.log" ]; then
+		skip demo-story-screen-$s "no build/logs/$s.log: run the $s scenario first"
+		continue
+	fi
+	# longest story: from a "=== " header to the blank line that ends it
+	longest=$(python3 "$here/tests/story.py" "$here/build/logs/$s.log" | awk '
+		/^=== / { on = 1; n = 0 } on && /^$/ { on = 0 } on { if (++n > max) max = n }
+		END { print max + 0 }')
+	check demo-story-screen-$s "each story of $s fits a screen: longest $longest lines, at most $screen_lines" \
+		test "$longest" -gt 0 -a "$longest" -le "$screen_lines"
+done
 
 if [ ! -s "$log" ]; then
 	skip demo-story "no build/logs/linux_guest.log: run the linux_guest scenario first"

@@ -19,7 +19,7 @@ paths=$(printf '%s\n' "$map" | awk -F'|' '{ print $2 }' | grep -o '`[^`]*`' | tr
 
 missing=
 for f in $(cd "$here" && git ls-files 'vmm/*.c' 'lib/*.c' 'tools/*.c' 'include/*.h' 2>/dev/null ||
-	   ls vmm/*.c lib/*.c tools/*.c include/*.h); do
+	   ls vmm/*.c vmm/*/*.c lib/*.c tools/*.c include/*.h); do
 	dir=${f%/*}/
 	# a here-string: "printf | grep -q" under pipefail fails when grep
 	# stops reading before printf has written all

@@ -13,6 +13,8 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 LIBVIRT_CONF=$here/outer-qemu/libvirt-qemu.conf
 . "$here/tests/lib/libvirt_embed.sh"
 tool=$here/build/hwpoison-guest
+json_field=$here/tests/lib/json_field.py
+pagemap_pfn=$here/tests/lib/pagemap_pfn.py
 qemu=${QEMU:-qemu-system-x86_64}
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -76,7 +78,7 @@ wpid=$!
 exec 3>"$t/req"
 wait_line '"event":"watch_ready"'
 sed 's/^/  watch: /' "$t/watch.out"
-qpid=$(sed -n 's/.*"event":"domain_started".*"pid":\([0-9]*\).*/\1/p' "$t/watch.out")
+qpid=$("$json_field" "$t/watch.out" pid event=domain_started)
 check lv-started "libvirt started the domain; the watch names its QEMU (pid ${qpid:-none}) from query-cpus-fast" \
 	sh -c "[ -n '$qpid' ] && [ \"\$(basename \"\$(readlink /proc/$qpid/exe)\")\" = qemu-system-x86_64 ]"
 
@@ -87,15 +89,10 @@ echo "  watch: $out"
 check lv-poison "through libvirt, QEMU's GPA 0x100000 (its copy of our kernel) is poisoned, status 0" \
 	sh -c "printf '%s' '$out' | grep -q '\"pid\":$qpid,\"gpa\":\"0x100000\"' &&
 		grep -q '\"event\":\"poison_done\",\"gpa\":\"0x100000\",\"status\":0' '$t/watch.out'"
-hva=$(printf '%s' "$out" | sed -n 's/.*"hva":"\(0x[0-9a-f]*\)".*/\1/p')
-pfn=$(printf '%s' "$out" | sed -n 's/.*"pfn":"\(0x[0-9a-f]*\)".*/\1/p')
-# the PFN, read independently: pagemap entry bits 0-54
-want=$([ -n "$hva" ] && python3 -c "
-import struct
-with open('/proc/$qpid/pagemap', 'rb') as f:
-    f.seek(($hva // 4096) * 8)
-    e = struct.unpack('<Q', f.read(8))[0]
-print(hex(e & ((1 << 55) - 1)) if e >> 63 else 'absent')" 2>&1)
+hva=$("$json_field" - hva event=poison <<<"$out")
+pfn=$("$json_field" - pfn event=poison <<<"$out")
+# the PFN, read independently of the tool
+want=$([ -n "$hva" ] && "$pagemap_pfn" $qpid "$hva" 2>&1)
 check lv-pfn "the PFN written ($(cat "$t/debugfs/hwpoison/corrupt-pfn")) is pagemap's for QEMU's hva $hva ($want)" \
 	sh -c "[ -n '$pfn' ] && [ '$pfn' = '$want' ] && [ \$((\$(cat '$t/debugfs/hwpoison/corrupt-pfn'))) -eq \$(($want)) ]"
 : >"$t/debugfs/hwpoison/corrupt-pfn"

@@ -9,6 +9,8 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/tests/lib/check.sh"
 tool=$here/build/hwpoison-guest
+json_field=$here/tests/lib/json_field.py
+pagemap_pfn=$here/tests/lib/pagemap_pfn.py
 qemu=${QEMU:-qemu-system-x86_64}
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -38,15 +40,10 @@ rc=$?
 echo "  $out"
 check qmp-poison "QEMU's GPA 0x100000 (its copy of our kernel): exit 0, a poison line (got $rc)" \
 	sh -c "[ $rc -eq 0 ] && printf '%s' '$out' | grep -q '\"gpa\":\"0x100000\"'"
-hva=$(printf '%s' "$out" | sed -n 's/.*"hva":"\(0x[0-9a-f]*\)".*/\1/p')
-pfn=$(printf '%s' "$out" | sed -n 's/.*"pfn":"\(0x[0-9a-f]*\)".*/\1/p')
-# the PFN, read independently: pagemap entry bits 0-54
-want=$([ -n "$hva" ] && python3 -c "
-import struct, sys
-with open('/proc/$qpid/pagemap', 'rb') as f:
-    f.seek(($hva // 4096) * 8)
-    e = struct.unpack('<Q', f.read(8))[0]
-print(hex(e & ((1 << 55) - 1)) if e >> 63 else 'absent')" 2>&1)
+hva=$("$json_field" - hva event=poison <<<"$out")
+pfn=$("$json_field" - pfn event=poison <<<"$out")
+# the PFN, read independently of the tool
+want=$([ -n "$hva" ] && "$pagemap_pfn" $qpid "$hva" 2>&1)
 check qmp-pfn "the PFN written ($(cat "$t/debugfs/hwpoison/corrupt-pfn")) is pagemap's for QEMU's hva $hva ($want)" \
 	sh -c "[ -n '$pfn' ] && [ '$pfn' = '$want' ] && [ \$((\$(cat '$t/debugfs/hwpoison/corrupt-pfn'))) -eq \$(($want)) ]"
 : >"$t/debugfs/hwpoison/corrupt-pfn"

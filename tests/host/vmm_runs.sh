@@ -19,6 +19,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 vmm=${1:-$here/build/hwlab-vmm}
 logs=${2:-$here/build/logs}
 guest=$here/build/guest.elf
+json_field=$here/tests/lib/json_field.py
 pfx=${HWLAB_CHECK_PREFIX:-}
 all_output=$logs/${pfx}vmm-output.log
 tmp=$(mktemp -d)
@@ -102,7 +103,7 @@ rc=$?
 secs=$(($(date +%s) - t0 + 1))
 printed=$(grep -c '"event":"guest_log"' "$flood_log")
 held=0
-for n in $(sed -n 's/.*"event":"guest_log_suppressed".*"count":\([0-9]*\).*/\1/p' "$flood_log"); do
+for n in $("$json_field" "$flood_log" count event=guest_log_suppressed); do
 	held=$((held + n))
 done
 # the guest's "guest up" line is one more
@@ -130,7 +131,8 @@ start_bg() {
 		sleep 0.1
 		n=$((n + 1))
 	done
-	bg_vmm=$(sed -n 's/.*"event":"vmm_start","pid":\([0-9]*\),.*/\1/p' "$log")
+	# --live: the VMM goes on writing; its last line may be half written
+	bg_vmm=$("$json_field" --live "$log" pid event=vmm_start)
 }
 # stop_bg LOG: SIGTERM, wait (sets bg_rc), keep the output for asan.sh
 stop_bg() {
@@ -150,7 +152,7 @@ sigbus_pending() {
 	return 1
 }
 # exit_field LOG NAME: a number from the vmm_exit line
-exit_field() { sed -n "s/.*\"event\":\"vmm_exit\".*\"$2\":\([0-9]*\).*/\1/p" "$1"; }
+exit_field() { "$json_field" "$1" "$2" event=vmm_exit; }
 # foreign_report LOG: its foreign_signal and summary line counts, and vmm_exit's counts
 foreign_report() {
 	lines=$(grep -c '"event":"foreign_signal"' "$1")

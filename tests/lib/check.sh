@@ -2,7 +2,7 @@
 # assertion. Sourced (". tests/lib/check.sh") by
 #   - the scenarios inside the outer VM, through tests/integration/scenarios/_lib.sh
 #     (mkinitramfs.sh packs this file as /hwlab/lib/check.sh),
-#   - tests/check-patches.sh and tests/host/bad_environment.sh on the host,
+#   - tests/host/check-patches.sh and tests/host/bad_environment.sh on the host,
 #   - tests/run.sh for its own host-side checks.
 # It runs under busybox ash (the outer VM has no bash) and bash, also with
 # "set -u" and "set -o pipefail": plain POSIX sh plus "local", no pipe whose

@@ -2,7 +2,7 @@
 /* The SIGBUS handler -> monitor ring: bursts are counted and never stall it. */
 #include <signal.h>
 
-#include "ao_ring.h"
+#include "mce/ao_ring.h"
 #include "unit.h"
 
 static struct ao_ring ring;
@@ -19,7 +19,7 @@ static unsigned int push_n(unsigned long first, unsigned int n)
 	return ok;
 }
 
-void test_ao_ring(void)
+UNIT_TEST(ao_ring, "SIGBUS event ring")
 {
 	struct sigbus_event ev;
 	unsigned long want = 0, got = 0, in_order = 1;
@@ -94,7 +94,7 @@ static void *mp_produce(void *arg)
 	return NULL;
 }
 
-void test_ao_ring_threads(void)
+UNIT_TEST(ao_ring_threads, "SIGBUS event ring, several producers")
 {
 	pthread_t t[MP_PRODUCERS];
 	unsigned long got = 0, next[MP_PRODUCERS] = { 0 }, in_order = 1, i;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpuid.h"
+#include "x86/cpuid.h"
 #include "unit.h"
 
 #define E(f, i, fl, a, b, c, d) { .function = f, .index = i, .flags = fl, \
@@ -256,7 +256,7 @@ static void test_synthetic(void)
 	free(c);
 }
 
-void test_cpuid_xsave(void)
+UNIT_TEST(cpuid_xsave, "CPUID: XSAVE as the vCPU can enable it (outer VM's KVM)")
 {
 	test_outer_vm_no_xsetbv_exit();
 	test_outer_vm_xsetbv_exits();

@@ -2,7 +2,7 @@
 #include <elf.h>
 #include <string.h>
 
-#include "elf_load.h"
+#include "boot/elf_load.h"
 #include "hwlab_abi.h"
 #include "unit.h"
 
@@ -51,7 +51,7 @@ static void add_segment(uint8_t *buf, uint64_t paddr, uint64_t memsz)
 		CHECK(strstr(err, text) != NULL, "%s", err);			\
 	} while (0)
 
-void test_elf_load(void)
+UNIT_TEST(elf_load, "guest ELF loader")
 {
 	struct memslot_table t = { .count = 1 };
 	uint8_t img[4096];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The salvage of a lost huge page (vmm/hugetlb_salvage.c) on a tmpfs memfd
+ * The salvage of a lost huge page (vmm/core/hugetlb_salvage.c) on a tmpfs memfd
  * standing in for the hugetlbfs one: the read() of a poisoned subpage and
  * the poison marker are faked (nothing may poison the machine the unit
  * tests run on); the scratch mapping, the copy, the mremap() over guest RAM
@@ -14,8 +14,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "guest_ram.h"
-#include "hugetlb_salvage.h"
+#include "core/guest_ram.h"
+#include "core/hugetlb_salvage.h"
 #include "unit.h"
 
 #define MiB (1ULL << 20)
@@ -110,7 +110,7 @@ static int backed_by_file(int fd, uint8_t *hva, off_t off)
 	return seen == 0xee;
 }
 
-void test_hugetlb_salvage(void)
+UNIT_TEST(hugetlb_salvage, "a lost huge page salvaged: 4 KiB lost, not 2 MiB")
 {
 	static const struct salvage_ops fake = { fake_read, fake_poison };
 	int fd = memfd_create("unit-salvage", MFD_CLOEXEC);

@@ -604,7 +604,7 @@ static void test_memmap_file_held_elsewhere(void)
 	close(fd);
 }
 
-void test_lib(void)
+UNIT_TEST(lib, "shared library (numbers, memslot table)")
 {
 	test_memmap_file_held_elsewhere();
 	test_parse_u64();

@@ -4,11 +4,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bzimage.h"
-#include "cpuid.h"
-#include "linux_boot.h"
-#include "mptable.h"
-#include "uart_8250.h"
+#include "boot/bzimage.h"
+#include "x86/cpuid.h"
+#include "boot/linux_boot.h"
+#include "x86/mptable.h"
+#include "pc/uart_8250.h"
 #include "unit.h"
 
 /* A file that looks like a bzImage of protocol 2.15 with 2 setup sectors. */
@@ -317,7 +317,7 @@ static void test_uart_stamp(void)
 	close(p[1]);
 }
 
-void test_linux_boot(void)
+UNIT_TEST(linux_boot, "Linux guest boot: bzImage, e820, MP table, CPUID, UART")
 {
 	test_limits();
 	test_bzimage();

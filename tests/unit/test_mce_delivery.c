@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "unit.h"
-#include "vm.h"
+#include "core/vm.h"
 
 #define MiB (1ULL << 20)
 
@@ -67,7 +67,7 @@ static int said(const char *text, uint64_t gpa)
 	return found;
 }
 
-void test_mce_delivery(void)
+UNIT_TEST(mce_delivery, "AO delivery to a running vCPU")
 {
 	unsigned int i;
 	int out = dup(STDOUT_FILENO), devnull = open(getenv("UNIT_DEBUG") ? "/dev/stderr" : "/dev/null", 1);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "mce.h"
+#include "mce/mce.h"
 #include "unit.h"
 
-void test_mce_encode(void)
+UNIT_TEST(mce_encode, "MCE encoding")
 {
 	struct kvm_x86_mce m;
 
@@ -30,7 +30,7 @@ void test_mce_encode(void)
 }
 
 /* AMD vCPUs: QEMU's values since "i386: Fix MCE support for AMD hosts". */
-void test_mce_encode_amd(void)
+UNIT_TEST(mce_encode_amd, "MCE encoding, AMD vCPUs")
 {
 	struct kvm_x86_mce m;
 
@@ -54,7 +54,7 @@ void test_mce_encode_amd(void)
 }
 
 /* MCA broadcast: what QEMU gives the CPUs that did not see the error. */
-void test_mce_encode_broadcast(void)
+UNIT_TEST(mce_encode_broadcast, "MCA broadcast encoding")
 {
 	struct kvm_x86_mce m;
 
@@ -70,7 +70,7 @@ void test_mce_encode_broadcast(void)
 }
 
 /* Which bank an AMD deferred error waits in: 8 first, never the AR bank. */
-void test_mce_deferred_bank(void)
+UNIT_TEST(mce_deferred_bank, "AMD deferred-error banks")
 {
 	unsigned int bank, every = 0;
 

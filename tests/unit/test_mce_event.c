@@ -3,12 +3,12 @@
 #include <signal.h>
 #include <string.h>
 
-#include "mce_event.h"
+#include "mce/mce_event.h"
 #include "unit.h"
 
 #define MiB (1ULL << 20)
 
-void test_mce_event(void)
+UNIT_TEST(mce_event, "SIGBUS event to machine check")
 {
 	struct memslot_table mem = { .count = 1 };
 	struct sigbus_event ev = { .code = BUS_MCEERR_AR };

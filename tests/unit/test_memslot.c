@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
 
-#include "memslot.h"
+#include "core/memslot.h"
 #include "unit.h"
 
 #define MiB (1ULL << 20)
 
-void test_memslot(void)
+UNIT_TEST(memslot, "memslot translation")
 {
 	static uint8_t ram0[1], ram1[1];	/* only addresses are used */
 	struct memslot_table t = { .count = 2 };

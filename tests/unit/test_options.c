@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* hwlab-vmm's option table: usage and parser come from the same rows. */
+/*
+ * The option tables of hwlab-vmm and hwpoison-guest (lib/options.c's
+ * engine): usage and parser come from the same rows.
+ */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "hwpoison_guest_options.h"
+#include "lib/options.h"
+#include "log.h"
 #include "options.h"
 #include "unit.h"
 
@@ -21,7 +28,7 @@ static int parse(struct vmm_options *o, const char *const *args)
 	return options_parse(argc, argv, o);
 }
 
-void test_options(void)
+UNIT_TEST(options, "VMM options table")
 {
 	static const char *const names[] = {
 		"--mem MIB", "--slots N", "--backing KIND", "--vcpus N", "--passes N",
@@ -143,4 +150,207 @@ void test_options(void)
 		CHECK_EQ(parse(&o, lx_extent), 0);
 		CHECK(o.mce_page_lsb == 0 && o.mce_vendor == 0, "explicit choices win");
 	}
+}
+
+/*
+ * hwpoison-guest's parser with its stderr caught in err: the exit status it
+ * asks for. Its argv is static: the operands point into it.
+ */
+static int tool_parse(struct hwpoison_guest_options *o, char *err, size_t len,
+		      const char *const *args)
+{
+	static char *argv[32];
+	const char *prog = log_prog;
+	int argc = 0, saved, rc, was_opterr = opterr;
+	FILE *tmp = tmpfile();
+	size_t n;
+
+	argv[argc++] = (char *)"hwpoison-guest";
+	for (; *args; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc] = NULL;
+	err[0] = 0;
+	if (!tmp)
+		return -1;
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fileno(tmp), 2);
+	log_prog = "hwpoison-guest";
+	opterr = 1;	/* getopt's own words, as the tool prints them */
+	rc = hwpoison_guest_parse(argc, argv, o);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	opterr = was_opterr;
+	log_prog = prog;
+	rewind(tmp);
+	n = fread(err, 1, len - 1, tmp);
+	err[n] = 0;
+	fclose(tmp);
+	return rc;
+}
+
+#define TOOL_REFUSES(status, want, ...)						\
+	do {									\
+		CHECK_EQ(tool_parse(&o, err, sizeof(err),			\
+				    (const char *const[]){ __VA_ARGS__, NULL }), status); \
+		CHECK(strstr(err, want) != NULL, "stderr has \"%s\": %s", want, err);	\
+	} while (0)
+
+UNIT_TEST(hwpoison_guest_options, "hwpoison-guest's options table")
+{
+	static const char *const names[] = {
+		"usage: hwpoison-guest [--memmap FILE] [--debugfs DIR] [--wait-present SECONDS] "
+		"[--corrupt-va] PID GPA\n",
+		"(the watch reads 'poison GPA' and 'quit' on stdin)\n",
+		"--memmap FILE", "--debugfs DIR", "--wait-present SECONDS", "--corrupt-va",
+		"--soak N", "--log VMM_REPORT", "--qmp SOCKET", "--connect URI", "--domain NAME",
+		"--watch", "--start XML", "--help",
+	};
+	struct hwpoison_guest_options o;
+	char usage[8192], err[8192];
+	unsigned int i;
+	FILE *f = fmemopen(usage, sizeof(usage), "w");
+
+	hwpoison_guest_usage(f);
+	fclose(f);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		CHECK(strstr(usage, names[i]) != NULL, "usage lists '%s'", names[i]);
+
+	/* the forms the tool takes */
+	CHECK_EQ(tool_parse(&o, err, sizeof(err), (const char *const[]){ "1234", "0x612000",
+		 NULL }), 0);
+	CHECK(o.nr_operands == 2 && !strcmp(o.operands[0], "1234") &&
+	      !strcmp(o.operands[1], "0x612000") && !o.memmap_path && !o.debugfs &&
+	      !o.wait_present_s && !o.corrupt_va && !o.soak_events &&
+	      !hwpoison_guest_uses_libvirt(&o), "PID GPA, nothing else: %s", err);
+	/* getopt moves the operands after the options, "--" ends them */
+	CHECK_EQ(tool_parse(&o, err, sizeof(err), (const char *const[]){ "1234", "--memmap", "m",
+		 "--debugfs", "d", "--wait-present", "3600", "--corrupt-va", "--", "0x1000",
+		 NULL }), 0);
+	CHECK(o.nr_operands == 2 && !strcmp(o.operands[1], "0x1000") &&
+	      !strcmp(o.memmap_path, "m") && !strcmp(o.debugfs, "d") &&
+	      o.wait_present_s == 3600 && o.corrupt_va, "every option of a page: %s", err);
+	CHECK_EQ(tool_parse(&o, err, sizeof(err), (const char *const[]){ "--soak", "1000000",
+		 "--log", "r", "1", "0x500000", NULL }), 0);
+	CHECK(o.soak_events == 1000000 && !strcmp(o.soak_log, "r"), "a soak: %s", err);
+	CHECK_EQ(tool_parse(&o, err, sizeof(err), (const char *const[]){ "--qmp", "s", "1", "2",
+		 NULL }), 0);
+	CHECK(!strcmp(o.qmp_socket, "s"), "a QMP socket");
+	CHECK_EQ(tool_parse(&o, err, sizeof(err), (const char *const[]){ "--connect", "u",
+		 "--domain", "d", "0x100000", NULL }), 0);
+	CHECK(hwpoison_guest_uses_libvirt(&o) && o.nr_operands == 1 && !strcmp(o.uri, "u"),
+	      "a libvirt domain's GPA");
+	CHECK_EQ(tool_parse(&o, err, sizeof(err), (const char *const[]){ "--watch", "--domain",
+		 "d", "--start", "x.xml", NULL }), 0);
+	CHECK(o.watch && !strcmp(o.start_xml, "x.xml") && !o.nr_operands, "a watch");
+	/* --help answers at once, whatever follows */
+	CHECK_EQ(tool_parse(&o, err, sizeof(err), (const char *const[]){ "--help", "--bogus",
+		 NULL }), 0);
+	CHECK(o.help && !err[0], "--help: %s", err);
+	CHECK_EQ(tool_parse(&o, err, sizeof(err), (const char *const[]){ "-h", NULL }), 0);
+	CHECK(o.help, "-h");
+
+	/* a bad value: exit 1 like every refusal of the tool, naming option and value */
+	TOOL_REFUSES(1, "hwpoison-guest: error: --wait-present takes seconds from 0 to 3600, "
+		     "not '-1'\n", "--wait-present", "-1", "1", "0x1000");
+	TOOL_REFUSES(1, "--wait-present takes seconds from 0 to 3600, not '3601'",
+		     "--wait-present", "3601", "1", "0x1000");
+	TOOL_REFUSES(1, "--wait-present takes seconds from 0 to 3600, not ''",
+		     "--wait-present", "", "1", "0x1000");
+	TOOL_REFUSES(1, "hwpoison-guest: error: --soak takes a count from 1 to 1000000, not '0'\n",
+		     "--soak", "0", "--log", "r", "1", "0x1000");
+	TOOL_REFUSES(1, "--soak takes a count from 1 to 1000000, not '1000001'",
+		     "--soak", "1000001", "--log", "r", "1", "0x1000");
+	/* before --help: options are taken in order */
+	TOOL_REFUSES(1, "--soak takes a count", "--soak", "x", "--help");
+	/* an unknown option, a missing argument: getopt's words, the usage, exit 2 */
+	TOOL_REFUSES(2, "hwpoison-guest: unrecognized option '--bogus'\nusage: hwpoison-guest ",
+		     "--bogus", "1", "0x1000");
+	TOOL_REFUSES(2, "hwpoison-guest: option '--soak' requires an argument\nusage: ",
+		     "1", "0x1000", "--soak");
+	TOOL_REFUSES(2, "hwpoison-guest: option '--corrupt-va' doesn't allow an argument\n",
+		     "--corrupt-va=1", "1", "0x1000");
+	/* options that do not fit together, or operands missing: the usage, exit 2 */
+	TOOL_REFUSES(2, "usage: hwpoison-guest", "1");
+	TOOL_REFUSES(2, "usage: hwpoison-guest", "1", "2", "3");
+	TOOL_REFUSES(2, "usage: hwpoison-guest", "--soak", "3", "1", "0x1000");
+	TOOL_REFUSES(2, "usage: hwpoison-guest", "--qmp", "s", "--soak", "3", "--log", "r", "1",
+		     "0x1000");
+	TOOL_REFUSES(2, "usage: hwpoison-guest", "--qmp", "s", "--memmap", "m", "1", "0x1000");
+	TOOL_REFUSES(2, "usage: hwpoison-guest", "--domain", "d", "--soak", "3", "--log",
+		     "/dev/null", "0x100000");
+	TOOL_REFUSES(2, "usage: hwpoison-guest", "--domain", "d", "--corrupt-va", "0x100000");
+	TOOL_REFUSES(2, "usage: hwpoison-guest", "--domain", "d");
+	TOOL_REFUSES(2, "usage: hwpoison-guest", "--watch", "0x100000");
+	TOOL_REFUSES(2, "usage: hwpoison-guest", "--connect", "u", "--watch", "--start", "x.xml");
+	TOOL_REFUSES(2, "usage: hwpoison-guest", "--domain", "d", "--start", "x.xml", "0x1000");
+	TOOL_REFUSES(2, "usage: hwpoison-guest", "--connect", "u", "1", "0x1000");
+}
+
+/* lib/options.c on a table of its own: kinds, short names, the given hook, stopping */
+struct engine_ctx {
+	int verbose, stopped;
+	unsigned int count;
+	const char *name;
+	int colour;
+	unsigned int given;
+};
+
+static const struct opt_choice colours[] = { { "red", 1 }, { "blue", 2 }, { 0 } };
+
+static int engine_stop(void *ctx, const struct opt_desc *d, const char *arg)
+{
+	struct engine_ctx *e = ctx;
+
+	(void)d;
+	(void)arg;
+	e->stopped = 1;
+	return OPT_STOP;
+}
+
+static void engine_given(void *ctx, const struct opt_desc *d)
+{
+	(void)d;
+	((struct engine_ctx *)ctx)->given++;
+}
+
+UNIT_TEST(opt_engine, "option-table engine (lib)")
+{
+	static const struct opt_desc rows[] = {
+		{ .name = "verbose", .short_name = 'v', .help = "more", .kind = OPT_FLAG,
+		  .field = OPT_FIELD(struct engine_ctx, verbose, int) },
+		{ .name = "count", .short_name = 'n', .arg = "N", .help = "how many",
+		  .kind = OPT_UINT, .field = OPT_FIELD(struct engine_ctx, count, unsigned int),
+		  .max = 10 },
+		OPT_STRING_ROW(struct engine_ctx, "name", "S", "a name", name),
+		OPT_CHOICE_ROW(struct engine_ctx, "colour", "C", "red | blue", colour, colours),
+		OPT_CALL_ROW("stop", NULL, "the rest is not read", engine_stop),
+	};
+	static const struct opt_table table = OPT_TABLE("usage: engine\n", rows, engine_given);
+	struct engine_ctx e = { 0 };
+	char *argv[] = { "engine", "-v", "op", "-n", "7", "--name", "x", "--colour", "blue",
+			 "--stop", "--count", "99", NULL };
+	int first, was_opterr = opterr;
+
+	opterr = 0;
+	first = opt_parse(&table, 9, argv, &e);
+	CHECK(first == 8 && !strcmp(argv[first], "op"), "the operand after the options: %d", first);
+	CHECK(e.verbose && e.count == 7 && !strcmp(e.name, "x") && e.colour == 2 && !e.stopped,
+	      "every kind and short name stored");
+	CHECK_EQ(e.given, 4);
+	/* --stop ends the parse: the bad --count after it is never read */
+	e = (struct engine_ctx) { 0 };
+	CHECK(opt_parse(&table, 12, argv, &e) > 0 && e.stopped && e.count == 7,
+	      "stopped at --stop, count %u", e.count);
+	fprintf(stderr, "(the next error messages are expected)\n");
+	CHECK_EQ(opt_parse(&table, 3, (char *[]){ "engine", "-n", "11", NULL }, &e),
+		 OPT_BAD_VALUE);
+	CHECK_EQ(opt_parse(&table, 3, (char *[]){ "engine", "--colour", "green", NULL }, &e),
+		 OPT_BAD_VALUE);
+	CHECK_EQ(opt_parse(&table, 2, (char *[]){ "engine", "-x", NULL }, &e), OPT_BAD_USAGE);
+	CHECK_EQ(opt_parse(&table, 2, (char *[]){ "engine", "-n", NULL }, &e), OPT_BAD_USAGE);
+	opterr = was_opterr;
+	CHECK(!strcmp(opt_choice_name(colours, 1), "red") &&
+	      !strcmp(opt_choice_name(colours, 3), "?"), "choice names");
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The output queue (vmm/outq.c) behind the report channel and the console:
+ * The output queue (vmm/core/outq.c) behind the report channel and the console:
  * a reader that stops reading never blocks a put, what does not fit is
  * dropped whole and counted, the writer says so once it has caught up, and
  * a reader that went away (EPIPE) is noticed.
@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "outq.h"
+#include "core/outq.h"
 #include "unit.h"
 
 static volatile int notices;
@@ -33,7 +33,7 @@ static void count_notice(struct outq *q)
 			nanosleep(&ms, NULL);				\
 	} while (0)
 
-void test_outq(void)
+UNIT_TEST(outq, "output queue: drops, notices, EPIPE")
 {
 	/* static: the writer thread outlives this function */
 	static struct outq q = OUTQ_INIT(-1), gone = OUTQ_INIT(-1);

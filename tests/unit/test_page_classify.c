@@ -58,7 +58,7 @@ static const struct {
 	{ "the zero page", PRESENT | 0x9a7, F(KPF_ZERO_PAGE), PAGE_ZERO },
 };
 
-void test_page_classify(void)
+UNIT_TEST(page_classify, "which pages a tool may poison")
 {
 	unsigned int i;
 

@@ -2,11 +2,11 @@
 /* A Linux guest's port I/O: the exits it costs, and which ports io_exits names. */
 #include <string.h>
 
-#include "pc_io.h"
+#include "pc/pc_io.h"
 #include "unit.h"
-#include "vm.h"
+#include "core/vm.h"
 
-void test_pc_io_busiest(void)
+UNIT_TEST(pc_io_busiest, "port exits: the busiest ports")
 {
 	static struct pc_io_seen seen;
 	uint16_t ports[PC_IO_BUSIEST];
@@ -81,7 +81,7 @@ static unsigned long linux_i8042_probe(struct vcpu *v, int *found)
 }
 
 /* a Linux guest finds no keyboard controller at once, yet can reset through it */
-void test_pc_io_i8042(void)
+UNIT_TEST(pc_io_i8042, "no keyboard controller, found in a few port exits; its reset line")
 {
 	struct vcpu v = { .vm = &io_vm, .run = &io_run.run };
 	int found;
@@ -186,7 +186,7 @@ static uint32_t search_agp_bridge(struct vcpu *v, int *valid_agp)
  * aperture there is 0 (read_agp() ignores it); and Linux's own conf1 and
  * conf2 checks still find no PCI.
  */
-void test_pc_io_agp_search(void)
+UNIT_TEST(pc_io_agp_search, "the AGP aperture search ends at its first probe; still no PCI")
 {
 	struct vcpu v = { .vm = &io_vm, .run = &io_run.run };
 	unsigned long before = io_vm.io_seen.port_exits, exits;

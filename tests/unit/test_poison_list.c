@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "poison_list.h"
+#include "core/poison_list.h"
 #include "unit.h"
 
-void test_poison_list(void)
+UNIT_TEST(poison_list, "poisoned-page list")
 {
 	struct poison_list l = { 0 };
 	unsigned int i, sorted = 1;

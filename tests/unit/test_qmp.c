@@ -6,7 +6,7 @@
 #include "unit.h"
 
 /* QMP replies as QEMU 7.2 writes them, and gpa2hva's answers. */
-void test_qmp(void)
+UNIT_TEST(qmp, "QMP replies and gpa2hva")
 {
 	char s[128];
 	uint64_t hva = 0;
@@ -59,7 +59,7 @@ void test_qmp(void)
 }
 
 /* libvirt's memory-failure event, in the words of hwlab-vmm's sigbus lines */
-void test_memory_failure_event(void)
+UNIT_TEST(memory_failure_event, "libvirt memory-failure events as report lines")
 {
 	char s[512];
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The token bucket behind the guest_log rate limit. */
-#include "ratelimit.h"
+#include "core/ratelimit.h"
 #include "unit.h"
 
 #define MS 1000000ULL
@@ -15,7 +15,7 @@ static unsigned int allowed(struct ratelimit *rl, uint64_t *now, unsigned int n,
 	return ok;
 }
 
-void test_ratelimit(void)
+UNIT_TEST(ratelimit, "guest log rate limit")
 {
 	uint64_t now = 5000 * MS;
 	struct ratelimit rl;

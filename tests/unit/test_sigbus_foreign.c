@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-#include "ao_ring.h"
-#include "sigbus.h"
+#include "mce/ao_ring.h"
+#include "mce/sigbus.h"
 #include "unit.h"
 
 #define SENT	(2 * AO_RING_LEN + 100)
@@ -27,7 +27,7 @@ static int counted(unsigned long want)
 	return 0;
 }
 
-void test_sigbus_foreign(void)
+UNIT_TEST(sigbus_foreign, "SIGBUS a process sent: counted, not in the AO ring")
 {
 	union sigval val = { .sival_int = 0 };
 	struct sigbus_event ev;

@@ -2,7 +2,7 @@
 /* The ucall decoder: guest RAM bytes in, a checked copy and its report line out. */
 #include <string.h>
 
-#include "ucall_decode.h"
+#include "hwlab/ucall_decode.h"
 #include "unit.h"
 
 #define SLOT_SIZE 4096
@@ -32,7 +32,7 @@ static void put(const struct memslot_table *t, uint32_t gpa, const struct hwlab_
 		CHECK(!strcmp((d).members, text), "members %s", (d).members);	\
 	} while (0)
 
-void test_ucall(void)
+UNIT_TEST(ucall, "ucall decoder")
 {
 	struct memslot_table t = { .count = 2 };
 	struct hwlab_ucall uc = { .cmd = UCALL_LOG, .msg = "guest up, \"quoted\"\n" };

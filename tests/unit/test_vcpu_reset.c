@@ -4,7 +4,7 @@
  * is put into what a guest leaves behind (NMIs blocked and one pending, an
  * interrupt injected under a shadow, breakpoints, XCR0, x87 control word,
  * SYSCALL and kvmclock MSRs), then vcpu_power_on_state() must clear it all.
- * Without a usable /dev/kvm it is skipped, saying why.
+ * Without a usable /dev/kvm it is skipped (UNIT_SKIP), saying why.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,10 +14,10 @@
 #include <unistd.h>
 #include <linux/kvm.h>
 
-#include "kvm_dev.h"
+#include "core/kvm_dev.h"
 #include "unit.h"
 #include "vcpu.h"
-#include "vm.h"
+#include "core/vm.h"
 
 #define MSR_IA32_SYSENTER_CS	0x174
 #define MSR_IA32_CR_PAT		0x277
@@ -74,7 +74,7 @@ static int dirty(struct vcpu *v)
 	       set_msr(v, MSR_IA32_SYSENTER_CS, 0x10) || set_msr(v, MSR_IA32_CR_PAT, 0);
 }
 
-void test_vcpu_reset(void)
+UNIT_TEST(vcpu_reset, "vCPU reset to its power-on state (host /dev/kvm)")
 {
 	struct vcpu *v = &vm.vcpus[0];
 	struct kvm_vcpu_events ev;
@@ -84,17 +84,17 @@ void test_vcpu_reset(void)
 	uint64_t lstar = 1, sysenter_cs = 1, pat = 0;
 
 	vm.kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	if (vm.kvm_fd < 0) {
-		printf("skip (cannot open /dev/kvm: %s) ", strerror(errno));
-		return;
-	}
+	UNIT_REQUIRE(vm.kvm_fd >= 0, "cannot open /dev/kvm: %s", strerror(errno));
 	vm.vm_fd = ioctl(vm.kvm_fd, KVM_CREATE_VM, 0);
 	v->vm = &vm;
 	v->fd = vm.vm_fd < 0 ? -1 : ioctl(vm.vm_fd, KVM_CREATE_VCPU, 0);
 	if (v->fd < 0) {
-		printf("skip (KVM_CREATE_VM/KVM_CREATE_VCPU: %s) ", strerror(errno));
+		int err = errno;
+
+		if (vm.vm_fd >= 0)
+			close(vm.vm_fd);
 		close(vm.kvm_fd);
-		return;
+		UNIT_SKIP("KVM_CREATE_VM/KVM_CREATE_VCPU: %s", strerror(err));
 	}
 	/* the host's CPUID, as the VMM gives it: XCR0 may then hold SSE too */
 	{

@@ -24,32 +24,50 @@ extern unsigned int unit_passed, unit_failed;
 	      "%s = %#llx, expected %#llx", #a, (unsigned long long)(a),	\
 	      (unsigned long long)(b))
 
-void test_memslot(void);
-void test_hugetlb_salvage(void);
-void test_mce_encode(void);
-void test_mce_encode_amd(void);
-void test_mce_deferred_bank(void);
-void test_mce_encode_broadcast(void);
-void test_qmp(void);
-void test_memory_failure_event(void);
-void test_linux_boot(void);
-void test_poison_list(void);
-void test_elf_load(void);
-void test_mce_event(void);
-void test_lib(void);
-void test_options(void);
-void test_ao_ring(void);
-void test_ao_ring_threads(void);
-void test_mce_delivery(void);
-void test_ucall(void);
-void test_ratelimit(void);
-void test_page_classify(void);
-void test_sigbus_foreign(void);
-void test_vcpu_reset(void);
-void test_outq(void);
-void test_cpuid_xsave(void);
-void test_pc_io_busiest(void);
-void test_pc_io_i8042(void);
-void test_pc_io_agp_search(void);
+/*
+ * UNIT_TEST(name, description) { ... } defines a test and registers it,
+ * in one place: the function test_<name> and a constructor that adds it to
+ * main.c's table. name is what `unit-tests NAME` selects (and --list
+ * shows); description is what its ok/FAIL/skip line says. main.c
+ * runs the table in source order (file name, then line), whatever order
+ * the linker ran the constructors in.
+ */
+struct unit_test {
+	const char *name;
+	const char *desc;
+	void (*fn)(void);
+	const char *file;
+	int line;
+	struct unit_test *next;
+};
+
+void unit_register(struct unit_test *t);
+void unit_skip(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+#define UNIT_TEST(id, description)						\
+	static void test_##id(void);						\
+	static struct unit_test unit_test_##id = {				\
+		.name = #id, .desc = description, .fn = test_##id,		\
+		.file = __FILE__, .line = __LINE__,				\
+	};									\
+	static void __attribute__((constructor)) unit_register_##id(void)	\
+	{									\
+		unit_register(&unit_test_##id);					\
+	}									\
+	static void test_##id(void)
+
+/*
+ * UNIT_SKIP("reason", ...): the test cannot run on this host (no usable
+ * /dev/kvm, say). It stops there, from any depth, and main.c prints
+ * "skip DESCRIPTION: reason" and counts it skipped, as the KVM selftests'
+ * TEST_REQUIRE gives KSFT_SKIP. Release what the test holds first: the
+ * stop is a longjmp. UNIT_REQUIRE(cond, "reason", ...) skips unless cond.
+ */
+#define UNIT_SKIP(...) unit_skip(__VA_ARGS__)
+#define UNIT_REQUIRE(cond, ...)							\
+	do {									\
+		if (!(cond))							\
+			unit_skip(__VA_ARGS__);					\
+	} while (0)
 
 #endif

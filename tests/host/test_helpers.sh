@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# The host checks' two readers (tests/lib): pagemap_pfn.py, the PFN behind a
+# process's address, and json_field.py, a member of the VMM's report lines.
+# qmp_tool and libvirt_tool compare what hwpoison-guest wrote with what these
+# read, and vmm_runs counts with them: a reader that answers wrongly, or
+# answers nothing where it should say why, makes those checks pass or fail
+# for the wrong reason. Checked on fixtures (every entry bit, every refusal)
+# and on a live shared mapping; nothing is poisoned.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+. "$here/tests/lib/check.sh"
+pagemap_pfn=$here/tests/lib/pagemap_pfn.py
+json_field=$here/tests/lib/json_field.py
+tmp=$(mktemp -d)
+trap 'exec 3>&- 2>/dev/null; [ -n "${mpid:-}" ] && kill $mpid 2>/dev/null; rm -rf "$tmp"' EXIT
+
+if ! command -v python3 >/dev/null; then
+	skip test-helpers "no python3 on this host (make deps installs it)"
+	finish
+fi
+page=$(getconf PAGESIZE)
+
+# --- pagemap_pfn.py on a fixture in pagemap's format: one little-endian
+# 64-bit entry per page. Page 1: present (63), exclusive (56), soft-dirty
+# (55), PFN 0x12345 - the flag bits above 54 are not the PFN's. Page 2:
+# present, PFN 0 (what a reader without CAP_SYS_ADMIN gets). Page 3:
+# swapped (62), not present. Page 4: present, file (61), every PFN bit set.
+entry() { # entry HEX16: its 8 bytes, least significant first
+	local h=$1 i
+	for i in 14 12 10 8 6 4 2 0; do
+		printf "\\$(printf %03o $((16#${h:$i:2})))"
+	done
+}
+{
+	entry 0000000000000000
+	entry 8180000000012345
+	entry 8000000000000000
+	entry 4000000000000abc
+	entry a07fffffffffffff
+} >"$tmp/pagemap"
+got=$("$pagemap_pfn" --pagemap "$tmp/pagemap" $((2 * page - 1)) 2>&1)
+check pfn-bits "the last byte of a present page: PFN 0x12345, bits 55 and 56 not in it (got $got)" \
+	test "$got" = 0x12345
+got=$("$pagemap_pfn" --pagemap "$tmp/pagemap" $(printf '%#x' $((4 * page))) 2>&1)
+check pfn-mask "a hex address, every PFN bit set and bit 61: PFN bits 0-54 (got $got)" \
+	test "$got" = 0x7fffffffffffff
+expect pfn-not-present 1 'the page at 0x0 is not present' "$pagemap_pfn" --pagemap "$tmp/pagemap" 0
+expect pfn-swapped 1 'is not present (pagemap entry 0x4000000000000abc, swapped out)' \
+	"$pagemap_pfn" --pagemap "$tmp/pagemap" $((3 * page))
+expect pfn-hidden 1 'its PFN is hidden (0)' "$pagemap_pfn" --pagemap "$tmp/pagemap" $((2 * page))
+expect pfn-past-end 1 'past the end of the user address space' \
+	"$pagemap_pfn" --pagemap "$tmp/pagemap" $((5 * page))
+expect pfn-no-process 1 'no such process: pid' \
+	"$pagemap_pfn" $(($(cat /proc/sys/kernel/pid_max) + 1)) 0x1000
+expect pfn-bad-hva 2 "HVA 'banana' is not a number" "$pagemap_pfn" $$ banana
+expect pfn-negative-hva 2 "HVA '-4096' is negative" "$pagemap_pfn" --pagemap "$tmp/pagemap" -4096
+expect pfn-bad-pid 2 "PID '12x' is not a number" "$pagemap_pfn" 12x 0x1000
+expect pfn-pid-zero 2 'PID 0 is not a process' "$pagemap_pfn" 0 0x1000
+expect pfn-no-args 2 'usage: pagemap_pfn.py PID HVA' "$pagemap_pfn" $$
+
+# --- pagemap_pfn.py on a live process: one shared page mapped at two
+# addresses has one PFN; an untouched anonymous page is not present
+mkfifo "$tmp/hold"
+python3 -c '
+import ctypes, mmap, os, sys
+fd = os.memfd_create("hwlab-test-helpers")
+os.ftruncate(fd, mmap.PAGESIZE)
+a = mmap.mmap(fd, mmap.PAGESIZE, mmap.MAP_SHARED)
+b = mmap.mmap(fd, mmap.PAGESIZE, mmap.MAP_SHARED)
+untouched = mmap.mmap(-1, mmap.PAGESIZE, mmap.MAP_PRIVATE)
+a[0:1] = b"x"
+b[0]
+def addr(m):
+    return hex(ctypes.addressof(ctypes.c_char.from_buffer(m)))
+print(addr(a), addr(b), addr(untouched), flush=True)
+open(sys.argv[1]).read()' "$tmp/hold" >"$tmp/maps" &
+mpid=$!
+# read-write: the open does not wait for a reader, so a child that died
+# before opening its end cannot hang this check
+exec 3<>"$tmp/hold"
+n=0
+while [ ! -s "$tmp/maps" ] && kill -0 $mpid 2>/dev/null && [ $n -lt 100 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+read -r hva_a hva_b hva_untouched <"$tmp/maps"
+if [ -z "${hva_untouched:-}" ]; then
+	fail pfn-live "the mapping process printed no addresses ($(cat "$tmp/maps"))"
+elif [ "$(id -u)" -eq 0 ]; then
+	pfn_a=$("$pagemap_pfn" $mpid "$hva_a" 2>&1)
+	pfn_b=$("$pagemap_pfn" $mpid "$((hva_b + 100))" 2>&1)
+	check pfn-live-shared "one shared page at $hva_a and $hva_b: one PFN ($pfn_a, $pfn_b)" \
+		sh -c "[ \$(($pfn_a)) -gt 0 ] && [ '$pfn_a' = '$pfn_b' ]"
+else
+	expect pfn-live-hidden 1 'its PFN is hidden (0)' "$pagemap_pfn" $mpid "$hva_a"
+fi
+[ -n "${hva_untouched:-}" ] &&
+	expect pfn-live-not-present 1 "pid $mpid: the page at $hva_untouched is not present" \
+		"$pagemap_pfn" $mpid "$hva_untouched"
+exec 3>&-
+wait $mpid
+mpid=
+
+# --- json_field.py on a report that shares its log with other lines, as a
+# VMM's stdout and stderr do (2>&1), and a guest message that holds what a
+# sed scrape would take for members
+cat >"$tmp/report" <<'EOF'
+hwlab-vmm: a message on stderr, {"pid":1} inside it
+{"event":"vmm_start","pid":4242,"vcpus":2,"t_ns":1}
+==7==ERROR: AddressSanitizer: not a report line
+{"event":"guest_log","vcpu":0,"msg":"a \"quoted\" {brace} \"pid\":99,\"count\":3","t_ns":2}
+{"event":"guest_log_suppressed","vcpu":0,"count":7,"t_ns":3}
+  {"event":"guest_log_suppressed","vcpu":1,"count":5,"t_ns":4}
+{"event":"poison","pid":4242,"gpa":"0x100000","hva":"0x7f0000100000","pfn":"0x1234","t_ns":5}
+{"event":"vmm_exit","status":0,"ao_overflows":0,"foreign_signals":1500,"clean":true,"t_ns":6}
+EOF
+# json_ok NAME DETAIL WANT ARGS...: json_field.py ARGS exits 0 printing WANT
+json_ok() {
+	local name=$1 detail=$2 want=$3 got rc
+	shift 3
+	got=$("$json_field" "$@" 2>&1)
+	rc=$?
+	check "$name" "$detail (exit $rc, got '$(printf '%s' "$got" | tr '\n' ' ')')" \
+		test "$rc:$got" = "0:$want"
+}
+json_ok json-filter "vmm_start's pid" 4242 "$tmp/report" pid event=vmm_start
+json_ok json-string "poison's hva, a string as it is" 0x7f0000100000 "$tmp/report" hva event=poison
+json_ok json-every-line "every guest_log_suppressed count, in order; not the 3 inside a message" \
+	"$(printf '7\n5')" "$tmp/report" count event=guest_log_suppressed
+json_ok json-no-filter "pid of every report line: not the 1 on stderr, not the 99 inside a message" \
+	"$(printf '4242\n4242')" "$tmp/report" pid
+json_ok json-escapes "a message with quotes and braces, unescaped" \
+	'a "quoted" {brace} "pid":99,"count":3' "$tmp/report" msg event=guest_log
+json_ok json-number-filter "a filter on a number (vcpu=1)" 5 "$tmp/report" count vcpu=1
+json_ok json-two-filters "two filters, both must hold" 7 "$tmp/report" count event=guest_log_suppressed vcpu=0
+json_ok json-bool "true as JSON spells it, as value and filter" 1500 "$tmp/report" foreign_signals clean=true
+json_ok json-stdin "stdin, a last line without a newline" 0x1234 - pfn event=poison \
+	< <(printf '%s' '{"event":"poison","pfn":"0x1234"}')
+expect json-no-match 1 'no report line with pid where event=vmm_stop' \
+	"$json_field" "$tmp/report" pid event=vmm_stop
+expect json-no-field 1 'no report line with nosuch' "$json_field" "$tmp/report" nosuch
+
+# a report line cut short in the middle of a file: an error naming it, not
+# the lines before it and not an empty answer
+{ sed -n 1,2p "$tmp/report"; echo '{"event":"poison","pid":'; sed -n '3,$p' "$tmp/report"; } >"$tmp/cut"
+expect json-malformed 2 "cut:3: malformed report line" "$json_field" "$tmp/cut" pid event=vmm_start
+check json-malformed-no-answer "a malformed line: nothing on stdout, not even the match before it" \
+	test -z "$("$json_field" "$tmp/cut" pid event=vmm_start 2>/dev/null)"
+printf '%s\n' '{"event":"a","pid":1} {"event":"b","pid":2}' >"$tmp/two"
+expect json-two-objects 2 'two:1: malformed report line (Extra data' "$json_field" "$tmp/two" pid
+# a file still being written: its unterminated last line is not a line yet
+# with --live, a malformed one without
+{ cat "$tmp/report"; printf '%s' '{"event":"guest_log","vcpu":0,"ms'; } >"$tmp/growing"
+json_ok json-live "--live: the lines before an unterminated last one" 4242 --live "$tmp/growing" pid event=vmm_start
+expect json-unterminated 2 'growing:9: malformed report line' "$json_field" "$tmp/growing" pid event=vmm_start
+expect json-bad-filter 2 "filter 'event' is not NAME=VALUE" "$json_field" "$tmp/report" pid event
+expect json-no-field-arg 2 'want FILE and FIELD' "$json_field" "$tmp/report"
+expect json-no-file 2 'cannot read' "$json_field" "$tmp/nosuch" pid
+finish

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The VM and its vCPUs: the state every part of the VMM works on. */
+#ifndef HWLAB_VM_H
+#define HWLAB_VM_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <linux/kvm.h>
+
+#include "x86/cpuid.h"
+#include "boot/guest_image.h"
+#include "hwlab_abi.h"
+#include "mce/mce_delivery.h"
+#include "core/memslot.h"
+#include "options.h"
+#include "pc/pc_io.h"
+#include "core/ratelimit.h"
+#include "mce/sigbus.h"
+#include "pc/uart_8250.h"
+
+enum guest_kind {
+	GUEST_KIND_HWLAB,	/* guest/: our bare-metal ELF, ucalls on UCALL_PORT */
+	GUEST_KIND_LINUX,	/* a bzImage: UART console, PC interrupt hardware */
+};
+
+/* KVM_GET_IRQCHIP's chips: PIC master, PIC slave, I/O APIC */
+#define IRQCHIP_NR_CHIPS	3
+
+enum vcpu_state {
+	VCPU_RUNNING,
+	VCPU_DONE,		/* guest reported done with intact checksums */
+	VCPU_FAILED,		/* guest or VMM error; reported */
+	VCPU_STOPPED,		/* asked to stop (another vCPU failed or reset) */
+};
+
+struct vm;
+
+struct vcpu {
+	struct vm *vm;
+	unsigned int id;
+	int fd;
+	struct kvm_run *run;
+	pthread_t thread;
+	struct sigbus_thread sig;
+	enum vcpu_state state;
+	int tid;			/* its thread's, for a stop that never ends */
+	struct vcpu_mce mce;		/* mce_delivery.c */
+	struct ratelimit log_limit;	/* guest_log lines (ucall.c) */
+	struct kvm_lapic_state lapic_at_power_on;	/* Linux guests (irqchip.c) */
+};
+
+struct vm {
+	const struct vmm_options *opt;
+	int kvm_fd;
+	int vm_fd;
+	long run_size;
+	struct kvm_cpuid2 *cpuid;
+	struct memslot_table mem;
+	struct vm_poison poison;	/* mce_delivery.c */
+	enum guest_kind kind;
+	enum cpu_vendor vendor;		/* of the vCPUs' CPUID */
+	int xsetbv_exits;		/* kvm_dev_xsetbv_exits() */
+	unsigned long long xsave_components;	/* XCR0's bits the CPUID offers */
+	int mce_style;			/* MCE_STYLE_* (mce.h) */
+	struct guest_image image;	/* the ELF, or the bzImage */
+	struct guest_image initrd;	/* Linux guests; data NULL if none */
+	struct {
+		uint64_t kernel_end, initrd_gpa;
+	} linux_layout;		/* where linux_boot.c put things */
+	uint64_t entry;
+	/* Linux guests: the PC devices (pc_io.c) and interrupt hardware (irqchip.c) */
+	struct uart_8250 uart;
+	uint8_t cmos_index;
+	uint32_t pci_conf1_addr;	/* conf1's address latch (pc_io.h) */
+	int console_in_fd;		/* --console-in, read by its own thread */
+	pthread_mutex_t io_lock;	/* guards io_seen */
+	struct pc_io_seen io_seen;
+	struct kvm_irqchip chips_at_power_on[IRQCHIP_NR_CHIPS];
+	struct kvm_pit_state2 pit_at_power_on;
+	unsigned int boot_count;	/* 1 at first boot, +1 per reset */
+	int poison_hook_fired;		/* the test hook ran (it runs once) */
+	struct vcpu vcpus[GUEST_MAX_VCPUS];
+	volatile int stop;		/* all vCPUs leave their loops */
+	volatile int reset_requested;
+	/*
+	 * Kick a vCPU out of KVM_RUN (vm_kick_all()): registered by
+	 * mce_delivery_init_vm(), whose lock still guards the vCPU threads'
+	 * lifecycle; core/ does not call up into mce/.
+	 */
+	int (*kick_vcpu)(struct vcpu *v, int only_if_queued);
+};
+
+/* /dev/kvm, KVM_CREATE_VM and CPUID; 0, or -1 after a message. */
+int vm_create(struct vm *vm, const struct vmm_options *opt);
+/* Make every vCPU leave its loop; reset: reboot the guest afterwards. */
+void vm_stop(struct vm *vm, int reset);
+/* Kick every vCPU out of KVM_RUN so it looks at its queue and vm->stop. */
+void vm_kick_all(struct vm *vm);
+
+#endif

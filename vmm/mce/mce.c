@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "mce/mce.h"
+
+#include <errno.h>
+#include <sys/ioctl.h>
+
+#include "core/kvm_ioctl.h"
+#include "log.h"
+#include "core/vm.h"
+#include "x86/cpuid.h"
+
+/*
+ * Whose machine-check encoding the guest gets. A Linux guest decodes
+ * machine checks by its CPU vendor, so it gets its vendor's (as QEMU does);
+ * the bare-metal guest keeps Intel's, which its tests hold to QEMU's
+ * values. An AMD encoding also needs SUCCOR in CPUID, or Linux panics on
+ * every uncorrected error (mce_severity_amd()).
+ */
+int mce_choose_style(struct vm *vm)
+{
+	const struct vmm_options *opt = vm->opt;
+	enum cpu_vendor enc;
+
+	if (opt->mce_vendor >= 0)
+		enc = opt->mce_vendor;
+	else
+		enc = vm->kind == GUEST_KIND_LINUX ? vm->vendor : CPU_VENDOR_INTEL;
+	vm->mce_style = (opt->mce_page_lsb ? MCE_STYLE_PAGE_LSB : 0) |
+			(enc == CPU_VENDOR_AMD ? MCE_STYLE_AMD : 0);
+	/*
+	 * Intel's #MC goes to every CPU on the models QEMU broadcasts on, and
+	 * a Linux guest's handler waits for all of them (mce_start()); AMD's
+	 * is local, as QEMU's AMD support keeps it.
+	 */
+	if (enc != CPU_VENDOR_AMD && cpuid_mca_broadcast(vm->cpuid))
+		vm->mce_style |= MCE_STYLE_BROADCAST;
+	if ((vm->mce_style & MCE_STYLE_AMD) && cpuid_set_mca_recovery(vm->cpuid)) {
+		pr_err("KVM_GET_SUPPORTED_CPUID has no leaf 0x80000007: cannot give the guest "
+		       "SUCCOR, without which AMD machine checks are fatal to it");
+		return -1;
+	}
+	return 0;
+}
+
+int mce_setup_vcpu(int kvm_fd, const struct vcpu *v)
+{
+	uint64_t supported = 0, cap = HWLAB_MCG_CAP;
+	uint64_t want_flags = MCG_CTL_P | MCG_SER_P;
+	/* KVM_CAP_MCE answers with the most banks KVM_X86_SETUP_MCE accepts. */
+	int max_banks = kvm_ioctl(kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_MCE);
+
+	if (max_banks < 0)
+		return -1;
+	if (max_banks == 0) {
+		pr_err("KVM has no KVM_CAP_MCE: cannot give the guest machine checks");
+		return -1;
+	}
+	if (kvm_ioctl(kvm_fd, KVM_X86_GET_MCE_CAP_SUPPORTED, &supported) < 0)
+		return -1;
+	if ((supported & want_flags) != want_flags || max_banks < HWLAB_MCE_BANKS) {
+		pr_err("KVM supports MCG_CAP flags %#llx and %d banks; need MCG_CTL_P|MCG_SER_P "
+		       "and %d banks", (unsigned long long)supported, max_banks, HWLAB_MCE_BANKS);
+		return -1;
+	}
+	return vcpu_ioctl(v, KVM_X86_SETUP_MCE, &cap) < 0 ? -1 : 0;
+}
+
+/*
+ * KVM turns an uncorrected error that the guest cannot take (CR4.MCE clear,
+ * or a machine check already in progress) into a silent triple fault; look
+ * first so the VMM can say what happened.
+ */
+enum mce_guest_state mce_guest_state(const struct vcpu *v)
+{
+	struct kvm_sregs sregs;
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry entry;
+	} msrs = { .hdr.nmsrs = 1, .entry.index = MSR_IA32_MCG_STATUS };
+
+	if (vcpu_ioctl(v, KVM_GET_SREGS, &sregs) < 0)
+		return MCE_GUEST_UNKNOWN;
+	if (!(sregs.cr4 & X86_CR4_MCE))
+		return MCE_GUEST_NO_MCE;
+	if (vcpu_get_msrs(v->fd, v->id, &msrs.hdr))
+		return MCE_GUEST_UNKNOWN;
+	if (msrs.entry.data & MCG_STATUS_MCIP)
+		return MCE_GUEST_IN_MCE;
+	return MCE_GUEST_READY;
+}
+
+const char *mce_guest_state_reason(enum mce_guest_state state)
+{
+	switch (state) {
+	case MCE_GUEST_READY:
+		return NULL;
+	case MCE_GUEST_NO_MCE:
+		return "guest has CR4.MCE clear (no machine-check support)";
+	case MCE_GUEST_IN_MCE:
+		return "guest is already handling a machine check (MCG_STATUS.MCIP set)";
+	case MCE_GUEST_UNKNOWN:
+		break;
+	}
+	return "cannot read the guest's CR4/MCG_STATUS (KVM_GET_SREGS/KVM_GET_MSRS failed)";
+}
+
+unsigned int mce_free_banks(const struct vcpu *v, unsigned int mask)
+{
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry e[HWLAB_MCE_BANKS];
+	} msrs = { .hdr.nmsrs = 0 };
+	unsigned int bank, i, free_mask = 0;
+
+	for (bank = 0; bank < HWLAB_MCE_BANKS; bank++)
+		if (mask & (1u << bank))
+			msrs.e[msrs.hdr.nmsrs++].index = MSR_IA32_MCx_STATUS(bank);
+	if (!msrs.hdr.nmsrs || vcpu_get_msrs(v->fd, v->id, &msrs.hdr))
+		return 0;
+	for (i = 0; i < msrs.hdr.nmsrs; i++)
+		if (!(msrs.e[i].data & MCI_STATUS_VAL))
+			free_mask |= 1u << ((msrs.e[i].index - MSR_IA32_MCx_STATUS(0)) / 4);
+	return free_mask;
+}
+
+int mce_pick_deferred_bank(unsigned int free_mask)
+{
+	int bank;
+
+	free_mask &= HWLAB_MCE_DEFERRED_BANKS;
+	if (free_mask & (1u << HWLAB_MCE_BANK_DEFERRED))
+		return HWLAB_MCE_BANK_DEFERRED;
+	for (bank = HWLAB_MCE_BANK_DEFERRED - 1; bank >= 0; bank--)
+		if (free_mask & (1u << bank))
+			return bank;
+	return -1;
+}
+
+int mce_inject(const struct vcpu *v, const struct kvm_x86_mce *mce)
+{
+	return vcpu_ioctl(v, KVM_X86_SET_MCE, mce) < 0 ? -1 : 0;
+}
+
+int mce_reset_vcpu(const struct vcpu *v)
+{
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry e[1 + HWLAB_MCE_BANKS];
+	} msrs = { .hdr.nmsrs = 1, .e[0].index = MSR_IA32_MCG_STATUS };
+	unsigned int bank;
+
+	/* deferred errors may wait in any bank but the AR one: clear them all */
+	for (bank = 0; bank < HWLAB_MCE_BANKS; bank++)
+		msrs.e[msrs.hdr.nmsrs++].index = MSR_IA32_MCx_STATUS(bank);
+	return vcpu_set_msrs(v->fd, v->id, &msrs.hdr);
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Machine-check values the VMM injects, and KVM's MCE ioctls around them. */
+#ifndef HWLAB_MCE_H
+#define HWLAB_MCE_H
+
+#include <stdint.h>
+#include <linux/kvm.h>
+
+#include "x86_mce.h"
+
+/* The same bank layout QEMU gives a guest: 10 banks, inject into the last. */
+#define HWLAB_MCE_BANKS		10
+#define HWLAB_MCE_BANK		9
+#define HWLAB_MCG_CAP		(MCG_CTL_P | MCG_SER_P | HWLAB_MCE_BANKS)
+/*
+ * AMD deferred errors (AO) wait in their bank until the guest's MCE poll
+ * reads them; a second bank keeps one that is not yet read from being
+ * overwritten by an AR (KVM would only set OVER on it, and the page of the
+ * first error would be lost).
+ */
+#define HWLAB_MCE_BANK_DEFERRED	8
+/*
+ * Every bank but the AR one may hold a deferred error, bank 8 first: the
+ * guest's poll reads them all at once, so a lost huge page (511 deferred
+ * errors) is told nine pages a poll, not one.
+ */
+#define HWLAB_MCE_DEFERRED_BANKS	((1u << HWLAB_MCE_BANK) - 1)
+/*
+ * An MCA broadcast as the CPUs that did not see the error find it, QEMU's
+ * value (cpu_x86_inject_mce, MCE_INJECT_BROADCAST): VAL|UC in bank 1, with
+ * no EN (this bank did not signal it) and no address, MCIP|RIPV.
+ */
+#define HWLAB_MCE_BANK_BROADCAST	1
+/* MCi_MISC: address mode 2 (physical), recoverable address LSB 12. */
+#define HWLAB_MCI_MISC		((MCI_MISC_ADDR_PHYS << 6) | 12)
+
+struct vm;
+struct vcpu;
+
+enum mce_kind {
+	MCE_AO,		/* action optional: the poison was found, not consumed */
+	MCE_AR,		/* action required: the vCPU consumed the poison */
+};
+
+/* Which encoding a guest gets: its CPU vendor's (mce_event_prepare's style). */
+#define MCE_STYLE_PAGE_LSB	(1 << 0)	/* LSB 12 at the si_addr page, for Linux */
+#define MCE_STYLE_AMD		(1 << 1)	/* AMD's encodings, not Intel's */
+#define MCE_STYLE_BROADCAST	(1 << 2)	/* an #MC reaches every vCPU (Intel) */
+
+/* Fill a struct kvm_x86_mce for a memory error at gpa, Intel's way. Pure. */
+void mce_encode(enum mce_kind kind, uint64_t gpa, struct kvm_x86_mce *out);
+/*
+ * The same for an AMD vCPU, as QEMU injects it since its AMD support
+ * (kvm_mce_inject, "i386: Fix MCE support for AMD hosts"): AR is an
+ * uncorrected error with POISON and a #MC; AO is a deferred error, with no
+ * UC, so KVM only writes the bank and the guest's MCE poll finds it, as it
+ * would on hardware. Neither carries Intel's S/AR bits or MCA error codes,
+ * which AMD's severity code does not read. Pure.
+ */
+void mce_encode_amd(enum mce_kind kind, uint64_t gpa, struct kvm_x86_mce *out);
+
+/* What the other vCPUs get when one takes an #MC with MCA broadcast. Pure. */
+void mce_encode_broadcast(struct kvm_x86_mce *out);
+
+/*
+ * Check what KVM supports and give the vCPU HWLAB_MCG_CAP. Returns 0, or -1
+ * after a message naming what is missing or which ioctl failed.
+ */
+/*
+ * The machine-check encoding and delivery the guest gets (vm->mce_style),
+ * from the vCPUs' CPUID and --mce-vendor; 0, or -1 after a message.
+ */
+int mce_choose_style(struct vm *vm);
+int mce_setup_vcpu(int kvm_fd, const struct vcpu *v);
+
+enum mce_guest_state {
+	MCE_GUEST_READY,
+	MCE_GUEST_NO_MCE,	/* CR4.MCE clear */
+	MCE_GUEST_IN_MCE,	/* MCG_STATUS.MCIP set: handling one already */
+	MCE_GUEST_UNKNOWN,	/* the state could not be read */
+};
+
+/* Whether the guest can take a machine check now. */
+enum mce_guest_state mce_guest_state(const struct vcpu *v);
+/* Why a state other than MCE_GUEST_READY keeps the machine check out. */
+const char *mce_guest_state_reason(enum mce_guest_state state);
+
+/*
+ * The banks of mask that hold no error the guest has not read and cleared
+ * yet, as a mask: one KVM_GET_MSRS. Unreadable counts as full (0): waiting
+ * is safe, overwriting is not.
+ */
+unsigned int mce_free_banks(const struct vcpu *v, unsigned int mask);
+/* The bank a deferred error goes to from a mask of free ones; -1 if none. Pure. */
+int mce_pick_deferred_bank(unsigned int free_mask);
+/* KVM_X86_SET_MCE; -1 with errno (and a message) if KVM refuses. */
+int mce_inject(const struct vcpu *v, const struct kvm_x86_mce *mce);
+/* A reset vCPU starts with no machine check in progress and every bank empty. */
+int mce_reset_vcpu(const struct vcpu *v);
+
+#endif

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Machine-check delivery policy: which SIGBUS becomes which vMCE on which
+ * vCPU, and when not. It owns the VM's poisoned-page lists and their lock,
+ * each vCPU's queue of action-optional errors, and the repeat-AR guard.
+ */
+#ifndef HWLAB_MCE_DELIVERY_H
+#define HWLAB_MCE_DELIVERY_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "mce/mce_event.h"
+#include "core/poison_list.h"
+#include "mce/sigbus.h"
+
+#define MCE_QUEUE_LEN		32
+/* A guest that takes the same AR this many times in a row is stopped. */
+#define AR_REPEAT_LIMIT		16
+
+struct vm;
+struct vcpu;
+
+/*
+ * A huge host page lost under a guest that takes only 4 KiB-granular
+ * machine checks (Linux): the VMM tells it every other 4 KiB page of the
+ * extent, one action-optional error at a time, so that the guest isolates
+ * them before it touches them (a touch from its kernel would be fatal).
+ * At most the 2 MiB around the page told (mce_spread_window): all of a
+ * 2 MiB page, 512 pages of a 1 GiB one.
+ */
+#define MAX_SPREADS		8
+
+struct mce_spread {
+	uint64_t gpa, end;		/* the part of the lost extent being told */
+	uint64_t next;			/* the next page to tell */
+	unsigned long told;
+	uint64_t t_start;
+};
+
+/* Per VM. */
+struct vm_poison {
+	pthread_mutex_t lock;		/* guards both lists */
+	struct poison_list poisoned;	/* every guest page the kernel reported */
+	struct poison_list notified;	/* pages the guest got a machine check for */
+	unsigned long injected;
+	unsigned long not_delivered;	/* AOs no vCPU took (reported each) */
+	unsigned long ao_handled;	/* AOs the monitor has dealt with, any outcome */
+	struct mce_spread spread[MAX_SPREADS];	/* under lock; end == 0: free */
+	unsigned int spreads_active;	/* read without the lock to skip the work */
+	pthread_cond_t ao_handled_cond;
+};
+
+/* Per vCPU. */
+struct vcpu_mce {
+	pthread_mutex_t lock;		/* guards queue, len and closed */
+	struct pending_mce queue[MCE_QUEUE_LEN];
+	unsigned int len;
+	unsigned int deferred;		/* of them, put back for a machine check in progress */
+	int closed;			/* the vCPU left its loop: takes no AO */
+	int started;			/* its thread exists: kicks may go to it */
+	uint64_t last_injected_gpa;	/* for the guest's "matches_injection" */
+	int injected;			/* last_injected_gpa is one: 0 is a GPA too */
+	uintptr_t last_ar_addr;		/* repeat-AR guard */
+	unsigned int ar_repeats;
+	unsigned int broadcasts;	/* other vCPUs' #MCs not yet passed on */
+	unsigned int broadcast_origin;	/* the vCPU of the last of them */
+};
+
+void mce_delivery_init_vm(struct vm *vm);
+void mce_delivery_init_vcpu(struct vcpu *v);
+/* A reset vCPU has nothing queued and no thread yet. */
+void mce_delivery_reset_vcpu(struct vcpu *v);
+/* The main thread created v's thread: from now on it can be kicked. */
+void mce_delivery_thread_started(struct vcpu *v, pthread_t thread);
+
+/*
+ * On the vCPU thread, before every KVM_RUN: the AR its SIGBUS handler
+ * recorded (if any), then the queued AOs. Return 0 to run on, or -1 when
+ * the vCPU must stop (already reported, state set, VM stopping).
+ */
+int mce_delivery_run_pending(struct vcpu *v);
+
+/*
+ * On the monitor thread: an AO from the kernel; translate, dedupe, queue on
+ * a running vCPU, or report that none could take it.
+ */
+void mce_delivery_action_optional(struct vm *vm, const struct sigbus_event *ev);
+
+/*
+ * On the vCPU thread, as it leaves its loop: take no more AOs, and hand
+ * what is still queued to a vCPU that runs (or report it not delivered).
+ */
+void mce_delivery_close_vcpu(struct vcpu *v);
+
+/*
+ * Kick v out of KVM_RUN unless it has closed (its thread may be joined and
+ * gone); only_if_queued: only when it holds AOs, e.g. deferred ones that
+ * wait for the guest to finish a machine check. Returns 1 if kicked.
+ */
+int mce_delivery_kick(struct vcpu *v, int only_if_queued);
+
+/* Test hook: how many AOs the monitor has dealt with, and wait for more. */
+unsigned long mce_delivery_ao_handled(struct vm *vm);
+void mce_delivery_wait_ao_handled(struct vm *vm, unsigned long want, unsigned int timeout_s);
+
+unsigned int mce_delivery_poisoned_pages(struct vm *vm);
+unsigned long mce_delivery_injected(struct vm *vm);
+unsigned long mce_delivery_not_delivered(struct vm *vm);
+/* Reset: move the poisoned list to *out (caller frees) and forget both lists. */
+void mce_delivery_forget_poison(struct vm *vm, struct poison_list *out);
+
+#endif
