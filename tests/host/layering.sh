@@ -67,6 +67,15 @@ done)
 bad=
 edges=
 used_known=
+# known EDGE: whether EDGE ("FILE HEADER" or "OBJECT SYMBOL") is in KNOWN;
+# one that is gets noted as still there
+known() {
+	[[ $KNOWN == *"
+$1
+"* ]] || return 1
+	used_known="$used_known
+$1"
+}
 while read -r f line h; do
 	[ -n "$f" ] || continue
 	case $h in
@@ -82,13 +91,7 @@ while read -r f line h; do
   $f:$line: folder $d/ has no layer (tests/host/layering.sh, docs/design.md)"
 	done
 	[ -n "${rank[$from]:-}" ] && [ -n "${rank[$to]:-}" ] || continue
-	if [[ $KNOWN == *"
-$f $h
-"* ]]; then
-		used_known="$used_known
-$f $h"
-		continue
-	fi
+	known "$f $h" && continue
 	edges="$edges
 $from $to $f:$line:$h"
 	if [ "${rank[$to]}" -gt "${rank[$from]}" ]; then
@@ -122,13 +125,7 @@ if [ "$root" = "$here" ] && [ -d "$obj" ]; then
 			from=$(folder_of "$user") to=$(folder_of "$definer")
 			[ "$from" = "$to" ] && continue
 			[ -n "${rank[$from]:-}" ] && [ -n "${rank[$to]:-}" ] || continue
-			if [[ $KNOWN == *"
-$user $sym
-"* ]]; then
-				used_known="$used_known
-$user $sym"
-				continue
-			fi
+			known "$user $sym" && continue
 			edges="$edges
 $from $to ${user%.o}.c:$sym()"
 			[ "${rank[$to]}" -gt "${rank[$from]}" ] && cbad="$cbad
