@@ -354,16 +354,14 @@ static void join_vcpus(struct vm *vm)
 /* Reboot the guest on fresh memory for the poisoned pages. */
 static int reset_guest(struct vm *vm)
 {
-	struct poison_list poisoned = { 0 };
 	uint64_t gpa[4], len[4];
 	unsigned int i, n;
 
 	vm->boot_count++;
 	vm->stop = vm->reset_requested = 0;
-	/* the MCE policy hands its list down: memory does not call up into it */
-	mce_delivery_forget_poison(vm, &poisoned);
+	mce_delivery_forget_notified(vm);
 	n = guest_boot_areas(vm, gpa, len, 4);
-	if (guest_ram_remap_poisoned(vm, &poisoned) || guest_ram_refresh_boot_area(vm, gpa, len, n) ||
+	if (guest_ram_remap_poisoned(vm) || guest_ram_refresh_boot_area(vm, gpa, len, n) ||
 	    guest_boot_load(vm))
 		return -1;
 	/* a reboot starts with the interrupt hardware as at power-on */
@@ -606,7 +604,7 @@ int main(int argc, char **argv)
 	       "\"poisoned_pages\":%u,\"resets\":%u,\"ao_overflows\":%lu,\"ao_not_delivered\":%lu,"
 	       "\"io_ignored\":%lu,\"foreign_signals\":%lu,\"report_dropped\":%lu,\"console_dropped\":%lu",
 	       ok ? (stop_requested() ? "stopped" : "ok") : "fail", done, mce_delivery_injected(&vm),
-	       mce_delivery_poisoned_pages(&vm), resets, sigbus_ao_overflows(),
+	       guest_poison_count(&vm.poisoned), resets, sigbus_ao_overflows(),
 	       mce_delivery_not_delivered(&vm), vm.io_seen.ignored, sigbus_foreign_count(),
 	       report_dropped_lines(), outq_dropped(&console_out, NULL));
 	/* no vmm_exit line reached anyone: the exit status is all that is left to say */

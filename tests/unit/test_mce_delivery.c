@@ -25,11 +25,12 @@ static void setup(void)
 {
 	unsigned int i;
 
-	poison_list_free(&vm.poison.poisoned);
+	poison_list_free(&vm.poisoned.pages);
 	poison_list_free(&vm.poison.notified);
 	vm = (struct vm) { .opt = &opt };
 	vm.mem.count = 1;
 	vm.mem.slots[0] = (struct memslot){ .gpa = 0, .size = 16 * MiB, .hva = ram };
+	guest_poison_init(&vm.poisoned);
 	mce_delivery_init_vm(&vm);
 	for (i = 0; i < opt.nr_vcpus; i++) {
 		vm.vcpus[i] = (struct vcpu) { .vm = &vm, .id = i, .thread = pthread_self() };
@@ -98,7 +99,7 @@ UNIT_TEST(mce_delivery, "AO delivery to a running vCPU")
 	ao(0x502000);
 	CHECK_EQ(mce_delivery_not_delivered(&vm), 3);
 	CHECK_EQ(mce_delivery_ao_handled(&vm), 3);
-	CHECK_EQ(mce_delivery_poisoned_pages(&vm), 3);
+	CHECK_EQ(guest_poison_count(&vm.poisoned), 3);
 
 	/* full queues: bounded, every AO past them counted, none lost silently */
 	setup();

@@ -312,12 +312,14 @@ int guest_ram_refresh_boot_area(struct vm *vm, const uint64_t *gpa, const uint64
 	return 0;
 }
 
-int guest_ram_remap_poisoned(struct vm *vm, struct poison_list *poisoned)
+int guest_ram_remap_poisoned(struct vm *vm)
 {
+	struct poison_list list, *poisoned = &list;
 	uint64_t salvaged[SALVAGE_MAX];
 	unsigned int i, nsalvaged, j;
 	int r = 0;
 
+	guest_poison_take(&vm->poisoned, &list);
 	/*
 	 * A salvaged huge page is the salvage's scratch pages now, with its
 	 * poison markers: the file's fresh pages go back there, whether the

@@ -30,12 +30,9 @@ int guest_ram_create(struct vm *vm);
  * What QEMU does on guest reset (kvm_unpoison_all): give every poisoned
  * page fresh memory at the same address and forget the poison, so the
  * rebooted guest can use it. The old physical page stays isolated.
- * poisoned: the pages the VMM heard of, handed down by the caller
- * (mce_delivery_forget_poison()), so that memory does not call up into the
- * MCE policy; consumed (freed) here.
+ * The pages are guest memory's own list (vm->poisoned), emptied here.
  */
-struct poison_list;
-int guest_ram_remap_poisoned(struct vm *vm, struct poison_list *poisoned);
+int guest_ram_remap_poisoned(struct vm *vm);
 
 /*
  * Reset: fresh memory under everything the VMM itself writes at boot (page

@@ -75,3 +75,46 @@ void poison_list_free(struct poison_list *l)
 	free(l->gpas);
 	memset(l, 0, sizeof(*l));
 }
+
+void guest_poison_init(struct guest_poison *g)
+{
+	pthread_mutex_init(&g->lock, NULL);
+}
+
+int guest_poison_add(struct guest_poison *g, uint64_t gpa, uint64_t len)
+{
+	int added;
+
+	pthread_mutex_lock(&g->lock);
+	added = poison_list_add(&g->pages, gpa, len);
+	pthread_mutex_unlock(&g->lock);
+	return added;
+}
+
+int guest_poison_contains(struct guest_poison *g, uint64_t gpa)
+{
+	int r;
+
+	pthread_mutex_lock(&g->lock);
+	r = poison_list_contains(&g->pages, gpa);
+	pthread_mutex_unlock(&g->lock);
+	return r;
+}
+
+unsigned int guest_poison_count(struct guest_poison *g)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&g->lock);
+	n = g->pages.count;
+	pthread_mutex_unlock(&g->lock);
+	return n;
+}
+
+void guest_poison_take(struct guest_poison *g, struct poison_list *out)
+{
+	pthread_mutex_lock(&g->lock);
+	*out = g->pages;
+	memset(&g->pages, 0, sizeof(g->pages));
+	pthread_mutex_unlock(&g->lock);
+}

@@ -12,6 +12,7 @@
 #include "hwlab_abi.h"
 #include "mce/mce_delivery.h"
 #include "core/memslot.h"
+#include "core/poison_list.h"
 #include "options.h"
 #include "pc/pc_io.h"
 #include "core/ratelimit.h"
@@ -56,6 +57,7 @@ struct vm {
 	long run_size;
 	struct kvm_cpuid2 *cpuid;
 	struct memslot_table mem;
+	struct guest_poison poisoned;	/* every page the kernel reported (poison_list.h) */
 	struct vm_poison poison;	/* mce_delivery.c */
 	enum guest_kind kind;
 	enum cpu_vendor vendor;		/* of the vCPUs' CPUID */

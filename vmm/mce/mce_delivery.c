@@ -58,21 +58,10 @@ void mce_delivery_thread_started(struct vcpu *v, pthread_t thread)
 	pthread_mutex_unlock(&v->mce.lock);
 }
 
-/* Add the extent to one of the VM's lists; returns how many pages were new. */
-static int add_to_list(struct vm *vm, struct poison_list *l, const struct gpa_extent *ext)
-{
-	int added;
-
-	pthread_mutex_lock(&vm->poison.lock);
-	added = poison_list_add(l, ext->gpa, ext->len);
-	pthread_mutex_unlock(&vm->poison.lock);
-	return added;
-}
-
-/* Every page the kernel reported poisoned. */
+/* Every page the kernel reported poisoned: guest memory's list. */
 static int record_poison(struct vm *vm, const struct gpa_extent *ext)
 {
-	return add_to_list(vm, &vm->poison.poisoned, ext);
+	return guest_poison_add(&vm->poisoned, ext->gpa, ext->len);
 }
 
 /*
@@ -82,7 +71,12 @@ static int record_poison(struct vm *vm, const struct gpa_extent *ext)
  */
 static int mark_notified(struct vm *vm, const struct gpa_extent *ext)
 {
-	return add_to_list(vm, &vm->poison.notified, ext);
+	int added;
+
+	pthread_mutex_lock(&vm->poison.lock);
+	added = poison_list_add(&vm->poison.notified, ext->gpa, ext->len);
+	pthread_mutex_unlock(&vm->poison.lock);
+	return added;
 }
 
 /* Whether the guest heard of every page of ext. Under poison.lock. */
@@ -712,16 +706,6 @@ void mce_delivery_wait_ao_handled(struct vm *vm, unsigned long want, unsigned in
 	pthread_mutex_unlock(&vm->poison.lock);
 }
 
-unsigned int mce_delivery_poisoned_pages(struct vm *vm)
-{
-	unsigned int n;
-
-	pthread_mutex_lock(&vm->poison.lock);
-	n = vm->poison.poisoned.count;
-	pthread_mutex_unlock(&vm->poison.lock);
-	return n;
-}
-
 unsigned long mce_delivery_injected(struct vm *vm)
 {
 	return __atomic_load_n(&vm->poison.injected, __ATOMIC_RELAXED);
@@ -732,11 +716,9 @@ unsigned long mce_delivery_not_delivered(struct vm *vm)
 	return __atomic_load_n(&vm->poison.not_delivered, __ATOMIC_RELAXED);
 }
 
-void mce_delivery_forget_poison(struct vm *vm, struct poison_list *out)
+void mce_delivery_forget_notified(struct vm *vm)
 {
 	pthread_mutex_lock(&vm->poison.lock);
-	*out = vm->poison.poisoned;
-	memset(&vm->poison.poisoned, 0, sizeof(vm->poison.poisoned));
 	poison_list_clear(&vm->poison.notified);
 	pthread_mutex_unlock(&vm->poison.lock);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Machine-check delivery policy: which SIGBUS becomes which vMCE on which
- * vCPU, and when not. It owns the VM's poisoned-page lists and their lock,
- * each vCPU's queue of action-optional errors, and the repeat-AR guard.
+ * vCPU, and when not. It owns what the guest was told (the notified list),
+ * each vCPU's queue of action-optional errors, and the repeat-AR guard; the
+ * poisoned pages themselves are guest memory's (vm->poisoned, poison_list.h).
  */
 #ifndef HWLAB_MCE_DELIVERY_H
 #define HWLAB_MCE_DELIVERY_H
@@ -40,8 +41,7 @@ struct mce_spread {
 
 /* Per VM. */
 struct vm_poison {
-	pthread_mutex_t lock;		/* guards both lists */
-	struct poison_list poisoned;	/* every guest page the kernel reported */
+	pthread_mutex_t lock;		/* guards notified, spread, ao_handled */
 	struct poison_list notified;	/* pages the guest got a machine check for */
 	unsigned long injected;
 	unsigned long not_delivered;	/* AOs no vCPU took (reported each) */
@@ -104,10 +104,9 @@ int mce_delivery_kick(struct vcpu *v, int only_if_queued);
 unsigned long mce_delivery_ao_handled(struct vm *vm);
 void mce_delivery_wait_ao_handled(struct vm *vm, unsigned long want, unsigned int timeout_s);
 
-unsigned int mce_delivery_poisoned_pages(struct vm *vm);
 unsigned long mce_delivery_injected(struct vm *vm);
 unsigned long mce_delivery_not_delivered(struct vm *vm);
-/* Reset: move the poisoned list to *out (caller frees) and forget both lists. */
-void mce_delivery_forget_poison(struct vm *vm, struct poison_list *out);
+/* Reset: the rebooted guest was told nothing yet. */
+void mce_delivery_forget_notified(struct vm *vm);
 
 #endif
