@@ -227,7 +227,7 @@ static void kick_deferred(struct vm *vm)
 	unsigned int i;
 
 	for (i = 0; i < vm->opt->nr_vcpus; i++)
-		mce_delivery_kick(&vm->vcpus[i], 1);
+		mce_delivery_kick_if_queued(&vm->vcpus[i]);
 }
 
 /*
@@ -337,7 +337,7 @@ static int start_vcpus(struct vm *vm)
 			pr_err("pthread_create for vCPU %u: %s", i, strerror(e));
 			return -1;
 		}
-		mce_delivery_thread_started(&vm->vcpus[i], t);
+		vcpu_thread_started(&vm->vcpus[i].thread, t);
 	}
 	return 0;
 }
@@ -347,7 +347,7 @@ static void join_vcpus(struct vm *vm)
 	unsigned int i;
 
 	for (i = 0; i < vm->opt->nr_vcpus; i++) {
-		pthread_join(vm->vcpus[i].thread, NULL);
+		pthread_join(vm->vcpus[i].thread.id, NULL);
 	}
 }
 

@@ -45,6 +45,7 @@ int vcpu_create(struct vm *vm, unsigned int id)
 
 	v->vm = vm;
 	v->id = id;
+	vcpu_thread_init(&v->thread);
 	mce_delivery_init_vcpu(v);
 	ucall_init_vcpu(v);
 	v->fd = kvm_ioctl(vm->vm_fd, KVM_CREATE_VCPU, id);
@@ -235,6 +236,7 @@ int vcpu_reset(struct vcpu *v)
 	/* events after the registers: KVM_SET_SREGS may queue an interrupt */
 	if (guest_boot_reset_vcpu(v) || mce_reset_vcpu(v) || vcpu_power_on_state(v))
 		return -1;
+	vcpu_thread_reset(&v->thread);
 	mce_delivery_reset_vcpu(v);
 	v->state = VCPU_RUNNING;
 	return 0;
@@ -365,6 +367,7 @@ void *vcpu_thread(void *arg)
 	ucall_report_suppressed(v);	/* what the limit held back to the end */
 	if (v->state == VCPU_FAILED && !vm->stop)
 		vm_stop(vm, 0);
+	vcpu_thread_close(&v->thread);
 	mce_delivery_close_vcpu(v);
 	return NULL;
 }

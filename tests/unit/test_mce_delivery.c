@@ -33,7 +33,8 @@ static void setup(void)
 	guest_poison_init(&vm.poisoned);
 	mce_delivery_init_vm(&vm);
 	for (i = 0; i < opt.nr_vcpus; i++) {
-		vm.vcpus[i] = (struct vcpu) { .vm = &vm, .id = i, .thread = pthread_self() };
+		vm.vcpus[i] = (struct vcpu) { .vm = &vm, .id = i };
+		vcpu_thread_init(&vm.vcpus[i].thread);
 		mce_delivery_init_vcpu(&vm.vcpus[i]);
 		mce_delivery_reset_vcpu(&vm.vcpus[i]);
 	}
@@ -87,6 +88,7 @@ UNIT_TEST(mce_delivery, "AO delivery to a running vCPU")
 
 	/* vCPU 0 has finished: its queued AO moves on, the next goes to vCPU 1 */
 	vm.vcpus[0].state = VCPU_DONE;
+	vcpu_thread_close(&vm.vcpus[0].thread);
 	mce_delivery_close_vcpu(&vm.vcpus[0]);
 	CHECK_EQ(vm.vcpus[1].mce.len, 1);
 	ao(0x501000);
@@ -94,6 +96,7 @@ UNIT_TEST(mce_delivery, "AO delivery to a running vCPU")
 	CHECK_EQ(mce_delivery_not_delivered(&vm), 0);
 
 	/* nobody runs: the AO is reported not delivered, and counted */
+	vcpu_thread_close(&vm.vcpus[1].thread);
 	mce_delivery_close_vcpu(&vm.vcpus[1]);
 	CHECK_EQ(mce_delivery_not_delivered(&vm), 2);	/* the two vCPU 1 held */
 	ao(0x502000);

@@ -48,8 +48,7 @@ void vm_kick_all(struct vm *vm)
 	unsigned int i;
 
 	for (i = 0; i < vm->opt->nr_vcpus; i++)
-		if (vm->kick_vcpu)
-			vm->kick_vcpu(&vm->vcpus[i], 0);
+		vcpu_thread_kick(&vm->vcpus[i].thread);
 }
 
 void vm_stop(struct vm *vm, int reset)

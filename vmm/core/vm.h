@@ -16,6 +16,7 @@
 #include "options.h"
 #include "pc/pc_io.h"
 #include "core/ratelimit.h"
+#include "core/vcpu_thread.h"
 #include "mce/sigbus.h"
 #include "pc/uart_8250.h"
 
@@ -41,7 +42,7 @@ struct vcpu {
 	unsigned int id;
 	int fd;
 	struct kvm_run *run;
-	pthread_t thread;
+	struct vcpu_thread thread;	/* its lifecycle, as other threads see it */
 	struct sigbus_thread sig;
 	enum vcpu_state state;
 	int tid;			/* its thread's, for a stop that never ends */
@@ -84,12 +85,6 @@ struct vm {
 	struct vcpu vcpus[GUEST_MAX_VCPUS];
 	volatile int stop;		/* all vCPUs leave their loops */
 	volatile int reset_requested;
-	/*
-	 * Kick a vCPU out of KVM_RUN (vm_kick_all()): registered by
-	 * mce_delivery_init_vm(), whose lock still guards the vCPU threads'
-	 * lifecycle; core/ does not call up into mce/.
-	 */
-	int (*kick_vcpu)(struct vcpu *v, int only_if_queued);
 };
 
 /* /dev/kvm, KVM_CREATE_VM and CPUID; 0, or -1 after a message. */

@@ -22,7 +22,6 @@ void mce_delivery_init_vm(struct vm *vm)
 	pthread_condattr_t monotonic;
 
 	pthread_mutex_init(&vm->poison.lock, NULL);
-	vm->kick_vcpu = mce_delivery_kick;
 	/* a wall-clock step must not shorten or stretch the test hook's wait */
 	pthread_condattr_init(&monotonic);
 	pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
@@ -32,30 +31,20 @@ void mce_delivery_init_vm(struct vm *vm)
 
 void mce_delivery_init_vcpu(struct vcpu *v)
 {
-	pthread_mutex_init(&v->mce.lock, NULL);
+	memset(&v->mce, 0, sizeof(v->mce));
 }
 
 void mce_delivery_reset_vcpu(struct vcpu *v)
 {
-	pthread_mutex_lock(&v->mce.lock);
+	pthread_mutex_lock(&v->thread.lock);
 	v->mce.len = 0;
 	v->mce.deferred = 0;
-	v->mce.closed = 0;
-	v->mce.started = 0;
 	v->mce.ar_repeats = 0;
 	v->mce.last_ar_addr = 0;
 	v->mce.last_injected_gpa = 0;
 	v->mce.injected = 0;
 	v->mce.broadcasts = 0;
-	pthread_mutex_unlock(&v->mce.lock);
-}
-
-void mce_delivery_thread_started(struct vcpu *v, pthread_t thread)
-{
-	pthread_mutex_lock(&v->mce.lock);
-	v->thread = thread;
-	v->mce.started = 1;
-	pthread_mutex_unlock(&v->mce.lock);
+	pthread_mutex_unlock(&v->thread.lock);
 }
 
 /* Every page the kernel reported poisoned: guest memory's list. */
@@ -161,14 +150,13 @@ static void broadcast_mce(struct vcpu *v)
 
 		if (o == v)
 			continue;
-		pthread_mutex_lock(&o->mce.lock);
-		if (!o->mce.closed) {
+		pthread_mutex_lock(&o->thread.lock);
+		if (!o->thread.closed) {
 			o->mce.broadcasts++;
 			o->mce.broadcast_origin = v->id;
-			if (o->mce.started)
-				pthread_kill(o->thread, SIG_VCPU_KICK);
+			vcpu_thread_kick_locked(&o->thread);
 		}
-		pthread_mutex_unlock(&o->mce.lock);
+		pthread_mutex_unlock(&o->thread.lock);
 	}
 }
 
@@ -179,11 +167,11 @@ static int deliver_broadcast(struct vcpu *v)
 	enum mce_guest_state state;
 	unsigned int n, origin;
 
-	pthread_mutex_lock(&v->mce.lock);
+	pthread_mutex_lock(&v->thread.lock);
 	n = v->mce.broadcasts;
 	origin = v->mce.broadcast_origin;
 	v->mce.broadcasts = 0;
-	pthread_mutex_unlock(&v->mce.lock);
+	pthread_mutex_unlock(&v->thread.lock);
 	if (!n)
 		return 0;
 	mce_encode_broadcast(&mce);
@@ -463,10 +451,10 @@ static int deliver_queued(struct vcpu *v)
 	unsigned int n, i, kept = 0;
 	int stopping = 0;
 
-	pthread_mutex_lock(&v->mce.lock);
+	pthread_mutex_lock(&v->thread.lock);
 	n = v->mce.len;
 	memcpy(local, v->mce.queue, n * sizeof(local[0]));
-	pthread_mutex_unlock(&v->mce.lock);
+	pthread_mutex_unlock(&v->thread.lock);
 	if (!n)
 		return 0;
 
@@ -484,12 +472,12 @@ static int deliver_queued(struct vcpu *v)
 			local[kept++] = local[i];
 	}
 	/* queue = deferred entries, then whatever arrived since the copy */
-	pthread_mutex_lock(&v->mce.lock);
+	pthread_mutex_lock(&v->thread.lock);
 	memmove(v->mce.queue + kept, v->mce.queue + n, (v->mce.len - n) * sizeof(v->mce.queue[0]));
 	memcpy(v->mce.queue, local, kept * sizeof(local[0]));
 	v->mce.len = kept + (v->mce.len - n);
 	v->mce.deferred = stopping ? 0 : kept;
-	pthread_mutex_unlock(&v->mce.lock);
+	pthread_mutex_unlock(&v->thread.lock);
 	return stopping ? -1 : 0;
 }
 
@@ -519,26 +507,20 @@ enum queue_result {
 /* Queue an injection for v and kick it out of KVM_RUN. */
 static enum queue_result queue_for_vcpu(struct vcpu *v, const struct pending_mce *p)
 {
-	pthread_mutex_lock(&v->mce.lock);
-	if (v->mce.closed) {
-		pthread_mutex_unlock(&v->mce.lock);
+	pthread_mutex_lock(&v->thread.lock);
+	if (v->thread.closed) {
+		pthread_mutex_unlock(&v->thread.lock);
 		return VCPU_CLOSED;
 	}
 	if (v->mce.len >= MCE_QUEUE_LEN) {
 		enum queue_result r = v->mce.deferred ? QUEUE_FULL_DEFERRED : QUEUE_FULL;
 
-		pthread_mutex_unlock(&v->mce.lock);
+		pthread_mutex_unlock(&v->thread.lock);
 		return r;
 	}
 	v->mce.queue[v->mce.len++] = *p;
-	/*
-	 * Under the lock: started and not closed means a thread that exists
-	 * and has not been joined. A thread not started yet finds the entry at
-	 * the top of its loop.
-	 */
-	if (v->mce.started)
-		pthread_kill(v->thread, SIG_VCPU_KICK);
-	pthread_mutex_unlock(&v->mce.lock);
+	vcpu_thread_kick_locked(&v->thread);
+	pthread_mutex_unlock(&v->thread.lock);
 	return QUEUED;
 }
 
@@ -648,18 +630,14 @@ void mce_delivery_action_optional(struct vm *vm, const struct sigbus_event *ev)
 	pthread_mutex_unlock(&vm->poison.lock);
 }
 
-int mce_delivery_kick(struct vcpu *v, int only_if_queued)
+int mce_delivery_kick_if_queued(struct vcpu *v)
 {
 	int kicked = 0;
 
-	pthread_mutex_lock(&v->mce.lock);
-	if (v->mce.started && !v->mce.closed &&
-	    (!only_if_queued || v->mce.len ||
-	     __atomic_load_n(&v->vm->poison.spreads_active, __ATOMIC_ACQUIRE))) {
-		pthread_kill(v->thread, SIG_VCPU_KICK);
-		kicked = 1;
-	}
-	pthread_mutex_unlock(&v->mce.lock);
+	pthread_mutex_lock(&v->thread.lock);
+	if (v->mce.len || __atomic_load_n(&v->vm->poison.spreads_active, __ATOMIC_ACQUIRE))
+		kicked = vcpu_thread_kick_locked(&v->thread);
+	pthread_mutex_unlock(&v->thread.lock);
 	return kicked;
 }
 
@@ -668,12 +646,11 @@ void mce_delivery_close_vcpu(struct vcpu *v)
 	struct pending_mce left[MCE_QUEUE_LEN];
 	unsigned int n, i;
 
-	pthread_mutex_lock(&v->mce.lock);
-	v->mce.closed = 1;
+	pthread_mutex_lock(&v->thread.lock);
 	n = v->mce.len;
 	memcpy(left, v->mce.queue, n * sizeof(left[0]));
 	v->mce.len = 0;
-	pthread_mutex_unlock(&v->mce.lock);
+	pthread_mutex_unlock(&v->thread.lock);
 	for (i = 0; i < n; i++) {
 		if (v->vm->stop)
 			not_delivered(v->vm, v->id, &left[i], "not delivered: the VM stopped first");

@@ -53,12 +53,10 @@ struct vm_poison {
 
 /* Per vCPU. */
 struct vcpu_mce {
-	pthread_mutex_t lock;		/* guards queue, len and closed */
+	/* queue, len, deferred, broadcasts: under the vCPU's thread.lock */
 	struct pending_mce queue[MCE_QUEUE_LEN];
 	unsigned int len;
 	unsigned int deferred;		/* of them, put back for a machine check in progress */
-	int closed;			/* the vCPU left its loop: takes no AO */
-	int started;			/* its thread exists: kicks may go to it */
 	uint64_t last_injected_gpa;	/* for the guest's "matches_injection" */
 	int injected;			/* last_injected_gpa is one: 0 is a GPA too */
 	uintptr_t last_ar_addr;		/* repeat-AR guard */
@@ -69,10 +67,8 @@ struct vcpu_mce {
 
 void mce_delivery_init_vm(struct vm *vm);
 void mce_delivery_init_vcpu(struct vcpu *v);
-/* A reset vCPU has nothing queued and no thread yet. */
+/* A reset vCPU has nothing queued. */
 void mce_delivery_reset_vcpu(struct vcpu *v);
-/* The main thread created v's thread: from now on it can be kicked. */
-void mce_delivery_thread_started(struct vcpu *v, pthread_t thread);
 
 /*
  * On the vCPU thread, before every KVM_RUN: the AR its SIGBUS handler
@@ -88,17 +84,18 @@ int mce_delivery_run_pending(struct vcpu *v);
 void mce_delivery_action_optional(struct vm *vm, const struct sigbus_event *ev);
 
 /*
- * On the vCPU thread, as it leaves its loop: take no more AOs, and hand
- * what is still queued to a vCPU that runs (or report it not delivered).
+ * On the vCPU thread, as it leaves its loop, after vcpu_thread_close() (it
+ * takes no more AOs): hand what is still queued to a vCPU that runs (or
+ * report it not delivered).
  */
 void mce_delivery_close_vcpu(struct vcpu *v);
 
 /*
- * Kick v out of KVM_RUN unless it has closed (its thread may be joined and
- * gone); only_if_queued: only when it holds AOs, e.g. deferred ones that
- * wait for the guest to finish a machine check. Returns 1 if kicked.
+ * Kick v out of KVM_RUN when it holds AOs, e.g. deferred ones that wait for
+ * the guest to finish a machine check, or pages of a lost extent are being
+ * told. Returns 1 if kicked.
  */
-int mce_delivery_kick(struct vcpu *v, int only_if_queued);
+int mce_delivery_kick_if_queued(struct vcpu *v);
 
 /* Test hook: how many AOs the monitor has dealt with, and wait for more. */
 unsigned long mce_delivery_ao_handled(struct vm *vm);

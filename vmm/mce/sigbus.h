@@ -12,6 +12,7 @@
 #include <linux/kvm.h>
 
 #include "core/memslot.h"
+#include "core/vcpu_thread.h"	/* SIG_VCPU_KICK */
 
 struct sigbus_event {
 	int code;		/* si_code: BUS_MCEERR_AO/AR, or SIGBUS_FROM_USER() */
@@ -69,8 +70,6 @@ unsigned long sigbus_foreign_count(void);
 int sigbus_foreign_kept(unsigned int i, struct sigbus_event *ev);
 /* The last one's si_code and sender (code, sender_pid, sender_uid); 0 if none yet. */
 int sigbus_foreign_last(struct sigbus_event *ev);
-
-#define SIG_VCPU_KICK SIGUSR1
 
 const char *sigbus_code_name(int code);
 
