@@ -275,7 +275,7 @@ static void report_stuck_vcpus(struct vm *vm)
 		task_field(v->tid, "syscall", "%63s", syscall_nr);
 		report("vcpu_stuck", "\"vcpu\":%u,\"tid\":%d,\"in_kvm_run\":%d,\"state\":\"%s\","
 		       "\"wchan\":\"%s\",\"syscall\":\"%s\",\"reason\":\"still running %llu s after the stop\"",
-		       i, v->tid, (int)v->sig.in_kvm_run, state, wchan, syscall_nr,
+		       i, v->tid, (int)v->sig->in_kvm_run, state, wchan, syscall_nr,
 		       STOP_GRACE_NS / 1000000000ULL);
 	}
 }
@@ -481,8 +481,7 @@ static int start_linux_console(struct vm *vm, const struct vmm_options *opt)
  */
 static int create_machine(struct vm *vm, const struct vmm_options *opt)
 {
-	mce_delivery_init_vm(vm);
-	if (vm_create(vm, opt) || mce_choose_style(vm))
+	if (mce_delivery_init_vm(vm) || vm_create(vm, opt) || mce_choose_style(vm))
 		return -1;
 	if (vm->kind == GUEST_KIND_LINUX && irqchip_create(vm))
 		return -1;

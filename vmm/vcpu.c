@@ -19,8 +19,10 @@
 #include "core/kvm_ioctl.h"
 #include "log.h"
 #include "mce/mce.h"
+#include "mce/mce_delivery.h"
 #include "pc/pc_io.h"
 #include "core/report.h"
+#include "mce/sigbus.h"
 #include "hwlab/ucall.h"
 #include "core/vm.h"
 
@@ -46,7 +48,8 @@ int vcpu_create(struct vm *vm, unsigned int id)
 	v->vm = vm;
 	v->id = id;
 	vcpu_thread_init(&v->thread);
-	mce_delivery_init_vcpu(v);
+	if (mce_delivery_init_vcpu(v))
+		return -1;
 	ucall_init_vcpu(v);
 	v->fd = kvm_ioctl(vm->vm_fd, KVM_CREATE_VCPU, id);
 	if (v->fd < 0)
@@ -56,7 +59,9 @@ int vcpu_create(struct vm *vm, unsigned int id)
 		pr_errno("mmap of vCPU %u's kvm_run", id);
 		return -1;
 	}
-	v->sig.run = v->run;
+	v->sig = sigbus_thread_new(v->run);
+	if (!v->sig)
+		return -1;
 	/* CPUID first: KVM refuses EFER.LME for a vCPU without long mode. */
 	if (set_cpuid(v) || mce_setup_vcpu(vm->kvm_fd, v))
 		return -1;
@@ -331,7 +336,7 @@ void *vcpu_thread(void *arg)
 	struct vm *vm = v->vm;
 	sigset_t unblock;
 
-	sigbus_bind_thread(&v->sig);
+	sigbus_bind_thread(v->sig);
 	__atomic_store_n(&v->tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	sigemptyset(&unblock);
 	sigaddset(&unblock, SIGBUS);
@@ -347,9 +352,9 @@ void *vcpu_thread(void *arg)
 			v->state = VCPU_STOPPED;
 			break;
 		}
-		v->sig.in_kvm_run = 1;
+		v->sig->in_kvm_run = 1;
 		r = ioctl(v->fd, KVM_RUN, 0);
-		v->sig.in_kvm_run = 0;
+		v->sig->in_kvm_run = 0;
 		if (r < 0) {
 			/* a signal (SIGBUS, or a kick) interrupted the guest: look why */
 			if (errno == EINTR || errno == EAGAIN) {

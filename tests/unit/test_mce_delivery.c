@@ -14,6 +14,7 @@
 
 #include "unit.h"
 #include "core/vm.h"
+#include "mce/mce_delivery.h"
 
 #define MiB (1ULL << 20)
 
@@ -25,8 +26,13 @@ static void setup(void)
 {
 	unsigned int i;
 
+	/* the state of the last setup: the process keeps a real VM's */
 	poison_list_free(&vm.poisoned.pages);
-	poison_list_free(&vm.poison.notified);
+	if (vm.poison)
+		poison_list_free(&vm.poison->notified);
+	free(vm.poison);
+	for (i = 0; i < opt.nr_vcpus; i++)
+		free(vm.vcpus[i].mce);
 	vm = (struct vm) { .opt = &opt };
 	vm.mem.count = 1;
 	vm.mem.slots[0] = (struct memslot){ .gpa = 0, .size = 16 * MiB, .hva = ram };
@@ -83,16 +89,16 @@ UNIT_TEST(mce_delivery, "AO delivery to a running vCPU")
 	/* vCPU 0 runs: AOs go to it, as QEMU sends them to its first CPU */
 	setup();
 	ao(0x500000);
-	CHECK_EQ(vm.vcpus[0].mce.len, 1);
-	CHECK_EQ(vm.vcpus[1].mce.len, 0);
+	CHECK_EQ(vm.vcpus[0].mce->queue.len, 1);
+	CHECK_EQ(vm.vcpus[1].mce->queue.len, 0);
 
 	/* vCPU 0 has finished: its queued AO moves on, the next goes to vCPU 1 */
 	vm.vcpus[0].state = VCPU_DONE;
 	vcpu_thread_close(&vm.vcpus[0].thread);
 	mce_delivery_close_vcpu(&vm.vcpus[0]);
-	CHECK_EQ(vm.vcpus[1].mce.len, 1);
+	CHECK_EQ(vm.vcpus[1].mce->queue.len, 1);
 	ao(0x501000);
-	CHECK_EQ(vm.vcpus[1].mce.len, 2);
+	CHECK_EQ(vm.vcpus[1].mce->queue.len, 2);
 	CHECK_EQ(mce_delivery_not_delivered(&vm), 0);
 
 	/* nobody runs: the AO is reported not delivered, and counted */
@@ -108,8 +114,8 @@ UNIT_TEST(mce_delivery, "AO delivery to a running vCPU")
 	setup();
 	for (i = 0; i < 2 * MCE_QUEUE_LEN + 5; i++)
 		ao(0x600000 + i * 4096ULL);
-	CHECK_EQ(vm.vcpus[0].mce.len, MCE_QUEUE_LEN);
-	CHECK_EQ(vm.vcpus[1].mce.len, MCE_QUEUE_LEN);
+	CHECK_EQ(vm.vcpus[0].mce->queue.len, MCE_QUEUE_LEN);
+	CHECK_EQ(vm.vcpus[1].mce->queue.len, MCE_QUEUE_LEN);
 	CHECK_EQ(mce_delivery_not_delivered(&vm), 5);
 	/*
 	 * and they say why: nothing was deferred, so a burst outran delivery
@@ -117,7 +123,7 @@ UNIT_TEST(mce_delivery, "AO delivery to a running vCPU")
 	 */
 	CHECK(said("outran delivery", 0x700000), "a full queue of new AOs: a burst");
 	/* ... and a queue holding AOs back for a machine check in progress */
-	vm.vcpus[0].mce.deferred = vm.vcpus[1].mce.deferred = 1;
+	vm.vcpus[0].mce->queue.deferred = vm.vcpus[1].mce->queue.deferred = 1;
 	CHECK(said("has not finished its machine checks", 0x701000),
 	      "a full queue of deferred AOs: the guest's machine check");
 
@@ -130,7 +136,7 @@ UNIT_TEST(mce_delivery, "AO delivery to a running vCPU")
 
 		mce_delivery_action_optional(&vm, &ev);
 	}
-	CHECK_EQ(vm.vcpus[0].mce.len, 1);
+	CHECK_EQ(vm.vcpus[0].mce->queue.len, 1);
 	CHECK_EQ(mce_delivery_ao_handled(&vm), 3);
 
 	fflush(stdout);

@@ -10,14 +10,12 @@
 #include "x86/cpuid.h"
 #include "boot/guest_image.h"
 #include "hwlab_abi.h"
-#include "mce/mce_delivery.h"
 #include "core/memslot.h"
 #include "core/poison_list.h"
 #include "options.h"
 #include "pc/pc_io.h"
 #include "core/ratelimit.h"
 #include "core/vcpu_thread.h"
-#include "mce/sigbus.h"
 #include "pc/uart_8250.h"
 
 enum guest_kind {
@@ -36,6 +34,10 @@ enum vcpu_state {
 };
 
 struct vm;
+/* mce/'s, by pointer: core/ does not know their layout */
+struct sigbus_thread;
+struct vcpu_mce;
+struct vm_poison;
 
 struct vcpu {
 	struct vm *vm;
@@ -43,10 +45,10 @@ struct vcpu {
 	int fd;
 	struct kvm_run *run;
 	struct vcpu_thread thread;	/* its lifecycle, as other threads see it */
-	struct sigbus_thread sig;
+	struct sigbus_thread *sig;	/* what its SIGBUS handler records (sigbus.h) */
 	enum vcpu_state state;
 	int tid;			/* its thread's, for a stop that never ends */
-	struct vcpu_mce mce;		/* mce_delivery.c */
+	struct vcpu_mce *mce;		/* mce_delivery.h */
 	struct ratelimit log_limit;	/* guest_log lines (ucall.c) */
 	struct kvm_lapic_state lapic_at_power_on;	/* Linux guests (irqchip.c) */
 };
@@ -59,7 +61,7 @@ struct vm {
 	struct kvm_cpuid2 *cpuid;
 	struct memslot_table mem;
 	struct guest_poison poisoned;	/* every page the kernel reported (poison_list.h) */
-	struct vm_poison poison;	/* mce_delivery.c */
+	struct vm_poison *poison;	/* mce_delivery.h */
 	enum guest_kind kind;
 	enum cpu_vendor vendor;		/* of the vCPUs' CPUID */
 	int xsetbv_exits;		/* kvm_dev_xsetbv_exits() */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "hwpoison_inject.h"
+#include "mce/mce_delivery.h"
 #include "core/report.h"
 #include "core/vm.h"
 

@@ -2,6 +2,7 @@
 #include "hwlab/ucall.h"
 
 #include "clock.h"
+#include "mce/mce_delivery.h"
 #include "hwlab/poison_hook.h"
 #include "core/report.h"
 #include "hwlab/ucall_decode.h"
@@ -54,7 +55,7 @@ int ucall_handle(struct vcpu *v)
 {
 	const struct ucall_context ctx = {
 		.vcpu = v->id, .boot = v->vm->boot_count,
-		.injected = v->mce.injected, .last_injected_gpa = v->mce.last_injected_gpa,
+		.injected = v->mce->injected, .last_injected_gpa = v->mce->last_injected_gpa,
 	};
 	struct ucall_decoded d;
 	int bad = ucall_decode(&v->vm->mem, (uint8_t *)v->run + v->run->io.data_offset, &ctx, &d);

@@ -2,8 +2,12 @@
 /*
  * Machine-check delivery policy: which SIGBUS becomes which vMCE on which
  * vCPU, and when not. It owns what the guest was told (the notified list),
- * each vCPU's queue of action-optional errors, and the repeat-AR guard; the
- * poisoned pages themselves are guest memory's (vm->poisoned, poison_list.h).
+ * each vCPU's queue of action-optional errors (ao_queue.h), the spreads of
+ * lost huge pages (spread.h), the MCA broadcast (broadcast.h) and the
+ * repeat-AR guard. The poisoned pages themselves are guest memory's
+ * (vm->poisoned, core/poison_list.h); the vCPU threads' lifecycle is
+ * core/vcpu_thread.h's. struct vm and struct vcpu hold this state by
+ * pointer: core/ does not know its layout.
  */
 #ifndef HWLAB_MCE_DELIVERY_H
 #define HWLAB_MCE_DELIVERY_H
@@ -11,35 +15,18 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "mce/mce_event.h"
 #include "core/poison_list.h"
+#include "mce/ao_queue.h"
 #include "mce/sigbus.h"
+#include "mce/spread.h"
 
-#define MCE_QUEUE_LEN		32
 /* A guest that takes the same AR this many times in a row is stopped. */
 #define AR_REPEAT_LIMIT		16
 
 struct vm;
 struct vcpu;
 
-/*
- * A huge host page lost under a guest that takes only 4 KiB-granular
- * machine checks (Linux): the VMM tells it every other 4 KiB page of the
- * extent, one action-optional error at a time, so that the guest isolates
- * them before it touches them (a touch from its kernel would be fatal).
- * At most the 2 MiB around the page told (mce_spread_window): all of a
- * 2 MiB page, 512 pages of a 1 GiB one.
- */
-#define MAX_SPREADS		8
-
-struct mce_spread {
-	uint64_t gpa, end;		/* the part of the lost extent being told */
-	uint64_t next;			/* the next page to tell */
-	unsigned long told;
-	uint64_t t_start;
-};
-
-/* Per VM. */
+/* Per VM: vm->poison. */
 struct vm_poison {
 	pthread_mutex_t lock;		/* guards notified, spread, ao_handled */
 	struct poison_list notified;	/* pages the guest got a machine check for */
@@ -51,12 +38,9 @@ struct vm_poison {
 	pthread_cond_t ao_handled_cond;
 };
 
-/* Per vCPU. */
+/* Per vCPU: v->mce. queue and broadcasts under the vCPU's thread.lock. */
 struct vcpu_mce {
-	/* queue, len, deferred, broadcasts: under the vCPU's thread.lock */
-	struct pending_mce queue[MCE_QUEUE_LEN];
-	unsigned int len;
-	unsigned int deferred;		/* of them, put back for a machine check in progress */
+	struct ao_queue queue;
 	uint64_t last_injected_gpa;	/* for the guest's "matches_injection" */
 	int injected;			/* last_injected_gpa is one: 0 is a GPA too */
 	uintptr_t last_ar_addr;		/* repeat-AR guard */
@@ -65,8 +49,9 @@ struct vcpu_mce {
 	unsigned int broadcast_origin;	/* the vCPU of the last of them */
 };
 
-void mce_delivery_init_vm(struct vm *vm);
-void mce_delivery_init_vcpu(struct vcpu *v);
+/* Allocate vm->poison / v->mce (kept for the process's life): 0, or -1 after a message. */
+int mce_delivery_init_vm(struct vm *vm);
+int mce_delivery_init_vcpu(struct vcpu *v);
 /* A reset vCPU has nothing queued. */
 void mce_delivery_reset_vcpu(struct vcpu *v);
 

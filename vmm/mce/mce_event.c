@@ -53,6 +53,16 @@ int mce_event_prepare(const struct memslot_table *mem, int style, const struct s
 	return 0;
 }
 
+int mce_event_prepare_page(const struct memslot_table *mem, int style, const struct memslot *s,
+			   const struct sigbus_event *ev, uint64_t gpa, struct pending_mce *q)
+{
+	struct sigbus_event page_ev = *ev;
+
+	page_ev.addr = (uintptr_t)s->hva + (gpa - s->gpa);
+	page_ev.lsb = 12;
+	return mce_event_prepare(mem, style, &page_ev, q);
+}
+
 struct gpa_extent mce_spread_window(const struct gpa_extent *ext, uint64_t told_gpa)
 {
 	struct gpa_extent w = *ext;

@@ -51,7 +51,13 @@ unsigned int mce_event_max_lsb(enum memslot_backing b);
 int mce_event_prepare(const struct memslot_table *mem, int style, const struct sigbus_event *ev,
 		      struct pending_mce *p);
 /*
- * The spread (mce_delivery.c): after the 4 KiB machine check for one page of
+ * Into q: ev as the kernel would send it for the 4 KiB page at gpa of
+ * slot s (LSB 12), as mce_event_prepare(); a page of a salvaged huge page.
+ */
+int mce_event_prepare_page(const struct memslot_table *mem, int style, const struct memslot *s,
+			   const struct sigbus_event *ev, uint64_t gpa, struct pending_mce *q);
+/*
+ * The spread (spread.c): after the 4 KiB machine check for one page of
  * a lost huge extent, a Linux guest is told the extent's other pages one by
  * one, an AO each. It covers at most MCE_SPREAD_MAX bytes: the
  * MCE_SPREAD_MAX-aligned block that holds told_gpa, within the extent. That

@@ -6,9 +6,11 @@
 #include "clock.h"
 #include "core/guest_ram.h"
 #include "core/report.h"
+#include "log.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -261,6 +263,18 @@ int sigbus_install(const struct memslot_table *mem)
 	if (sigaction(SIG_VCPU_KICK, &sa, NULL))
 		return -1;
 	return ao_pipe[0];
+}
+
+struct sigbus_thread *sigbus_thread_new(struct kvm_run *run)
+{
+	struct sigbus_thread *t = calloc(1, sizeof(*t));
+
+	if (!t) {
+		pr_err("out of memory for a vCPU thread's SIGBUS state");
+		return NULL;
+	}
+	t->run = run;
+	return t;
 }
 
 void sigbus_bind_thread(struct sigbus_thread *t)

@@ -46,6 +46,8 @@ struct sigbus_thread {
  * when an AO event is queued.
  */
 int sigbus_install(const struct memslot_table *mem);
+/* A vCPU thread's, kept for the process's life; NULL after a message. */
+struct sigbus_thread *sigbus_thread_new(struct kvm_run *run);
 void sigbus_bind_thread(struct sigbus_thread *t);
 
 /*
