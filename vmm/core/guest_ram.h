@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Guest RAM: host mappings behind the memslots (anon, THP, hugetlb), fresh
- * memory for poisoned pages on reset, and the memslot table published for
- * tools (lib/memmap.h).
+ * memory for poisoned pages on reset (guest_ram.c), and the memslot table
+ * published for tools (lib/memmap.h; guest_ram_publish.c).
  */
 #ifndef HWLAB_GUEST_RAM_H
 #define HWLAB_GUEST_RAM_H
