@@ -8,6 +8,7 @@
 #include <linux/kvm.h>
 
 #include "x86/cpuid.h"
+#include "core/device.h"
 #include "boot/guest_image.h"
 #include "hwlab_abi.h"
 #include "mce/mce_delivery.h"
@@ -77,6 +78,7 @@ struct vm {
 	struct pc_io_seen io_seen;
 	struct kvm_irqchip chips_at_power_on[IRQCHIP_NR_CHIPS];
 	struct kvm_pit_state2 pit_at_power_on;
+	struct device_bus devices;	/* core/device.c: what the guest kind registered */
 	unsigned int boot_count;	/* 1 at first boot, +1 per reset */
 	int poison_hook_fired;		/* the test hook ran (it runs once) */
 	struct vcpu vcpus[GUEST_MAX_VCPUS];
