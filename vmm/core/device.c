@@ -39,6 +39,21 @@ static int range_before(const struct device_range *a, enum device_space space, u
 	return a->space < space || (a->space == space && a->base < base);
 }
 
+int device_add(struct device_bus *bus, const struct device *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < bus->nr_devices; i++)
+		if (bus->devices[i] == dev)
+			return 0;
+	if (bus->nr_devices == DEVICE_MAX) {
+		pr_err("device %s: the device table is full", dev->name);
+		return -1;
+	}
+	bus->devices[bus->nr_devices++] = dev;
+	return 0;
+}
+
 int device_register(struct device_bus *bus, const struct device *dev, enum device_space space,
 		    uint64_t base, uint64_t len)
 {
@@ -60,14 +75,12 @@ int device_register(struct device_bus *bus, const struct device *dev, enum devic
 			return -1;
 		}
 	}
-	for (i = 0; i < bus->nr_devices && bus->devices[i] != dev; i++)
-		;
-	if (bus->nr_ranges == DEVICE_MAX_RANGES || (i == bus->nr_devices && i == DEVICE_MAX)) {
-		pr_err("device %s: the device table is full", dev->name);
+	if (bus->nr_ranges == DEVICE_MAX_RANGES) {
+		pr_err("device %s: the range table is full", dev->name);
 		return -1;
 	}
-	if (i == bus->nr_devices)
-		bus->devices[bus->nr_devices++] = dev;
+	if (device_add(bus, dev))
+		return -1;
 	for (at = 0; at < bus->nr_ranges && range_before(&bus->ranges[at], space, base); at++)
 		;
 	memmove(&bus->ranges[at + 1], &bus->ranges[at],

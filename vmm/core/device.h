@@ -100,8 +100,14 @@ struct device_bus {
 
 void device_bus_init(struct device_bus *bus);
 /*
- * Give dev the range [base, base + len) of space; a device with several
- * ranges registers each. 0, or -1 after a message (an overlap with another
+ * dev on the bus, in registration order, with no range yet (a chip inside
+ * KVM has only hooks); again for the same dev: nothing. 0, or -1 after a
+ * message (a full table).
+ */
+int device_add(struct device_bus *bus, const struct device *dev);
+/*
+ * Give dev the range [base, base + len) of space (device_add()ing it
+ * first); a device with several ranges registers each. 0, or -1 after a message (an overlap with another
  * range, a full table, an empty range).
  */
 int device_register(struct device_bus *bus, const struct device *dev, enum device_space space,

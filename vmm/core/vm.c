@@ -16,8 +16,6 @@
 int vm_create(struct vm *vm, const struct vmm_options *opt)
 {
 	vm->opt = opt;
-	vm->kind = opt->kernel_path ? GUEST_KIND_LINUX : GUEST_KIND_HWLAB;
-	pthread_mutex_init(&vm->io_lock, NULL);
 	device_bus_init(&vm->devices);
 	vm->boot_count = 1;
 	vm->kvm_fd = kvm_dev_open();
