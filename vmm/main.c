@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "boot/guest_boot.h"
@@ -26,15 +25,14 @@
 #include "core/kvm_dev.h"
 #include "core/report.h"
 #include "core/vm.h"
-#include "core/device.h"
-#include "core/poison_list.h"
 #include "log.h"
+#include "machine.h"
 #include "mce/mce.h"
 #include "mce/mce_delivery.h"
-#include "mce/sigbus.h"
 #include "options.h"
 #include "pc/console.h"
 #include "vcpu.h"
+#include "vcpu_stuck.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -223,56 +221,6 @@ static void kick_deferred(struct vm *vm)
 }
 
 /*
- * A vCPU leaves KVM_RUN within microseconds of its kick; one that has not
- * after this long is stuck (in the kernel, where /proc says), and waiting
- * on would turn a stop into a hang.
- */
-#define STOP_GRACE_NS	(10ULL * 1000 * 1000 * 1000)
-
-/*
- * One field of /proc/self/task/TID/NAME by a scanf format that fills a char
- * array of at most 63 characters; "?" if the file or the field is missing.
- * A quote or backslash ends the text: it goes into a report line.
- */
-static void task_field(int tid, const char *name, const char *fmt, char out[64])
-{
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/%s", tid, name);
-	f = fopen(path, "r");
-	if (!f || fscanf(f, fmt, out) != 1)
-		strcpy(out, "?");
-	if (f)
-		fclose(f);
-	out[strcspn(out, "\"\\")] = 0;
-	if (!out[0])
-		strcpy(out, "?");
-}
-
-/* Each vCPU that still runs after the grace time, with where its thread is. */
-static void report_stuck_vcpus(struct vm *vm)
-{
-	unsigned int i;
-
-	for (i = 0; i < vm->opt->nr_vcpus; i++) {
-		struct vcpu *v = &vm->vcpus[i];
-		char wchan[64], state[64], syscall_nr[64];
-
-		if (__atomic_load_n(&v->state, __ATOMIC_ACQUIRE) != VCPU_RUNNING)
-			continue;
-		task_field(v->tid, "wchan", "%63s", wchan);
-		/* "tid (comm) S ...": the comm is ours (hwlab-vmm), no ')' inside */
-		task_field(v->tid, "stat", "%*d (%*[^)]) %1s", state);
-		task_field(v->tid, "syscall", "%63s", syscall_nr);
-		report("vcpu_stuck", "\"vcpu\":%u,\"tid\":%d,\"in_kvm_run\":%d,\"state\":\"%s\","
-		       "\"wchan\":\"%s\",\"syscall\":\"%s\",\"reason\":\"still running %llu s after the stop\"",
-		       i, v->tid, (int)v->sig.in_kvm_run, state, wchan, syscall_nr,
-		       STOP_GRACE_NS / 1000000000ULL);
-	}
-}
-
-/*
  * Until every vCPU has finished: AO events and SIGTERM/SIGINT. Returns 0,
  * or -1 if a vCPU did not stop within STOP_GRACE_NS of the stop.
  */
@@ -341,71 +289,6 @@ static void join_vcpus(struct vm *vm)
 	for (i = 0; i < vm->opt->nr_vcpus; i++) {
 		pthread_join(vm->vcpus[i].thread, NULL);
 	}
-}
-
-/*
- * The VM and what each layer adds to it, in the order KVM needs: the
- * guest kind's devices (its interrupt hardware) before the first vCPU.
- * 0, or -1 after a message.
- */
-static int create_machine(struct vm *vm, const struct vmm_options *opt)
-{
-	mce_delivery_init_vm(vm);
-	if (vm_create(vm, opt) || mce_choose_style(vm) || guest_kind_create(vm))
-		return -1;
-	return guest_ram_create(vm);
-}
-
-/* The VM up to its first KVM_RUN: 0, or -1 after a message. */
-static int machine_setup(struct vm *vm, const struct vmm_options *opt, int *ao_fd)
-{
-	unsigned int i;
-
-	/* the guest's files first, before the VM exists: a bad path fails early */
-	if (guest_kind_open(vm, opt) || create_machine(vm, opt) || guest_boot_load(vm))
-		return -1;
-	for (i = 0; i < opt->nr_vcpus; i++)
-		if (vcpu_create(vm, i))
-			return -1;
-	if (guest_kind_ready(vm))
-		return -1;
-	*ao_fd = sigbus_install(&vm->mem);
-	if (*ao_fd < 0) {
-		pr_errno("installing the SIGBUS handler");
-		return -1;
-	}
-	/* Set on this thread only: it is the one the kernel sends AO to. */
-	if (opt->mce_kill >= 0 && prctl(PR_MCE_KILL, PR_MCE_KILL_SET, opt->mce_kill, 0, 0)) {
-		pr_errno("prctl(PR_MCE_KILL)");
-		return -1;
-	}
-	/* last: nothing after it can fail and leave the table behind */
-	return guest_ram_publish(vm, opt->memmap_path);
-}
-
-/* Reboot the guest on fresh memory for the poisoned pages. */
-static int machine_reset(struct vm *vm)
-{
-	struct poison_list poisoned = { 0 };
-	uint64_t gpa[4], len[4];
-	unsigned int i, n;
-
-	vm->boot_count++;
-	vm->stop = vm->reset_requested = 0;
-	/* the MCE policy hands its list down: memory does not call up into it */
-	mce_delivery_forget_poison(vm, &poisoned);
-	n = guest_boot_areas(vm, gpa, len, 4);
-	if (guest_ram_remap_poisoned(vm, &poisoned) || guest_ram_refresh_boot_area(vm, gpa, len, n) ||
-	    guest_boot_load(vm))
-		return -1;
-	/* a reboot starts with the devices (the interrupt hardware) as at power-on */
-	if (device_bus_reset(vm))
-		return -1;
-	for (i = 0; i < vm->opt->nr_vcpus; i++)
-		if (vcpu_reset(&vm->vcpus[i]))
-			return -1;
-	report("reset", "\"boot\":%u", vm->boot_count);
-	return 0;
 }
 
 /*
