@@ -8,6 +8,7 @@
 #include "pc/debug_ports.h"
 #include "pc/i8042.h"
 #include "pc/pci_conf1.h"
+#include "pc/uart_8250.h"
 #include "unit.h"
 
 UNIT_TEST(pc_io_busiest, "port exits: the busiest ports")
@@ -241,4 +242,55 @@ UNIT_TEST(pc_io_agp_search, "the AGP aperture search ends at its first probe; st
 	CHECK(pio(&v, 0, 0xcf8, 1, 0) != 0 || pio(&v, 0, 0xcfa, 1, 0) != 0,
 	      "conf2 read back: Linux would find PCI");
 	CHECK(!io_failed, "an access asked for a reset");
+}
+
+/*
+ * The board's devices keep their state for #21's migration: what the guest
+ * wrote (the CMOS index, conf1's latch) comes back from a saved stream,
+ * and the UART's registers and receive FIFO do too.
+ */
+UNIT_TEST(pc_devices_state, "the PC devices' state saved and restored")
+{
+	struct vcpu v = { .vm = &io_vm, .run = &io_run.run };
+	static uint8_t buf[4096];
+	struct device_stream s = { .buf = buf, .cap = sizeof(buf) };
+	struct uart_8250 a, b;
+	uint8_t byte, rx[3] = { 'h', 'i', '\n' };
+
+	io_board();
+	pio(&v, 1, 0x70, 1, 0x0b);
+	pio(&v, 1, 0xcf8, 4, 0x80000000u);
+	CHECK_EQ(device_bus_save(&io_vm.devices, &s), 0);
+	CHECK(s.len > 0, "nothing saved");
+	pio(&v, 1, 0x70, 1, 0x00);
+	pio(&v, 1, 0xcf8, 4, 0);
+	CHECK_EQ(pio(&v, 0, 0xcfc, 4, 0), 0xffffffff);
+	CHECK_EQ(device_bus_restore(&io_vm.devices, &s), 0);
+	CHECK_EQ(pio(&v, 0, 0x70, 1, 0), 0x0b);
+	CHECK_EQ(pio(&v, 0, 0xcfc, 4, 0), 0x00081b36);	/* 00:00.0 latched again */
+	CHECK(!io_failed, "an access asked for a reset");
+
+	uart_init(&a, NULL, NULL, NULL);
+	byte = 0x5a;
+	uart_io(&a, 7, 1, &byte);	/* scratch */
+	byte = 0x01;
+	uart_io(&a, 1, 1, &byte);	/* IER: receive interrupt */
+	CHECK_EQ(uart_receive(&a, rx, sizeof(rx)), 3);
+	s = (struct device_stream) { .buf = buf, .cap = sizeof(buf) };
+	CHECK_EQ(uart_save(&a, &s), 0);
+	uart_init(&b, NULL, NULL, NULL);
+	CHECK_EQ(uart_restore(&b, &s), 0);
+	CHECK_EQ(s.pos, s.len);
+	uart_io(&b, 7, 0, &byte);
+	CHECK_EQ(byte, 0x5a);
+	uart_io(&b, 1, 0, &byte);
+	CHECK_EQ(byte, 0x01);
+	uart_io(&b, 0, 0, &byte);
+	CHECK_EQ(byte, 'h');
+	uart_io(&b, 0, 0, &byte);
+	CHECK_EQ(byte, 'i');
+	/* a stream cut short is refused */
+	s.pos = 0;
+	s.len = 4;
+	CHECK(uart_restore(&b, &s) != 0, "a short stream restored");
 }
