@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The VM's lifetime: creating it on /dev/kvm, stopping and kicking its vCPUs.
- * What the other layers add to it (MCE style, interrupt chips, guest RAM)
- * main.c composes after vm_create().
+ * What the other layers add to it (MCE style, the guest kind's devices,
+ * guest RAM) machine.c composes after vm_create().
  */
 #include "core/vm.h"
 
