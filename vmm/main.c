@@ -12,38 +12,30 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "pc/console_io.h"
 #include "boot/guest_boot.h"
+#include "clock.h"
 #include "core/guest_ram.h"
-#include "pc/irqchip.h"
 #include "core/kvm_dev.h"
+#include "core/report.h"
+#include "core/vm.h"
 #include "log.h"
+#include "machine.h"
 #include "mce/mce.h"
 #include "mce/mce_delivery.h"
 #include "options.h"
-#include "core/outq.h"
-#include "pc/pc_io.h"
-#include "core/report.h"
+#include "pc/console.h"
 #include "vcpu.h"
-#include "core/vm.h"
+#include "vcpu_stuck.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-/*
- * The Linux guest's console output: a queue and its writer thread, so that
- * a console nobody reads blocks neither the vCPU writing THR nor the monitor.
- */
-#define CONSOLE_QUEUE_BYTES	(256U << 10)
 /*
  * At exit, the report and console writers get this long to write what is
  * queued: a stop must end even when nobody reads stdout or the console.
@@ -51,8 +43,6 @@
 #define FINAL_FLUSH_NS		(2ULL * 1000 * 1000 * 1000)
 /* Exit status when stdout, the report channel, failed (EPIPE, EFBIG). */
 #define EXIT_REPORT_CLOSED	4
-
-static struct outq console_out = OUTQ_INIT(-1);
 
 static volatile sig_atomic_t stop_signal;
 
@@ -231,56 +221,6 @@ static void kick_deferred(struct vm *vm)
 }
 
 /*
- * A vCPU leaves KVM_RUN within microseconds of its kick; one that has not
- * after this long is stuck (in the kernel, where /proc says), and waiting
- * on would turn a stop into a hang.
- */
-#define STOP_GRACE_NS	(10ULL * 1000 * 1000 * 1000)
-
-/*
- * One field of /proc/self/task/TID/NAME by a scanf format that fills a char
- * array of at most 63 characters; "?" if the file or the field is missing.
- * A quote or backslash ends the text: it goes into a report line.
- */
-static void task_field(int tid, const char *name, const char *fmt, char out[64])
-{
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/%s", tid, name);
-	f = fopen(path, "r");
-	if (!f || fscanf(f, fmt, out) != 1)
-		strcpy(out, "?");
-	if (f)
-		fclose(f);
-	out[strcspn(out, "\"\\")] = 0;
-	if (!out[0])
-		strcpy(out, "?");
-}
-
-/* Each vCPU that still runs after the grace time, with where its thread is. */
-static void report_stuck_vcpus(struct vm *vm)
-{
-	unsigned int i;
-
-	for (i = 0; i < vm->opt->nr_vcpus; i++) {
-		struct vcpu *v = &vm->vcpus[i];
-		char wchan[64], state[64], syscall_nr[64];
-
-		if (__atomic_load_n(&v->state, __ATOMIC_ACQUIRE) != VCPU_RUNNING)
-			continue;
-		task_field(v->tid, "wchan", "%63s", wchan);
-		/* "tid (comm) S ...": the comm is ours (hwlab-vmm), no ')' inside */
-		task_field(v->tid, "stat", "%*d (%*[^)]) %1s", state);
-		task_field(v->tid, "syscall", "%63s", syscall_nr);
-		report("vcpu_stuck", "\"vcpu\":%u,\"tid\":%d,\"in_kvm_run\":%d,\"state\":\"%s\","
-		       "\"wchan\":\"%s\",\"syscall\":\"%s\",\"reason\":\"still running %llu s after the stop\"",
-		       i, v->tid, (int)v->sig->in_kvm_run, state, wchan, syscall_nr,
-		       STOP_GRACE_NS / 1000000000ULL);
-	}
-}
-
-/*
  * Until every vCPU has finished: AO events and SIGTERM/SIGINT. Returns 0,
  * or -1 if a vCPU did not stop within STOP_GRACE_NS of the stop.
  */
@@ -351,172 +291,6 @@ static void join_vcpus(struct vm *vm)
 	}
 }
 
-/* Reboot the guest on fresh memory for the poisoned pages. */
-static int reset_guest(struct vm *vm)
-{
-	uint64_t gpa[4], len[4];
-	unsigned int i, n;
-
-	vm->boot_count++;
-	vm->stop = vm->reset_requested = 0;
-	mce_delivery_forget_notified(vm);
-	n = guest_boot_areas(vm, gpa, len, 4);
-	if (guest_ram_remap_poisoned(vm) || guest_ram_refresh_boot_area(vm, gpa, len, n) ||
-	    guest_boot_load(vm))
-		return -1;
-	/* a reboot starts with the interrupt hardware as at power-on */
-	if (vm->kind == GUEST_KIND_LINUX && irqchip_restore_vm(vm))
-		return -1;
-	for (i = 0; i < vm->opt->nr_vcpus; i++)
-		if (vcpu_reset(&vm->vcpus[i]))
-			return -1;
-	report("reset", "\"boot\":%u", vm->boot_count);
-	return 0;
-}
-
-static void uart_irq(void *ctx, int level)
-{
-	irqchip_set_line(ctx, UART_COM1_IRQ, level);
-}
-
-/*
- * The console's input: bytes go into the UART's receive FIFO as fast as the
- * guest takes them (a full FIFO waits a millisecond), until end of file.
- * The fd may be a FIFO opened O_NONBLOCK before any writer came: poll(2)
- * waits for one (Linux reports no hangup on a FIFO that never had a
- * writer), where read(2) would see end of file at once.
- */
-static void *console_input(void *arg)
-{
-	struct vm *vm = arg;
-	struct pollfd pfd = { .fd = vm->console_in_fd, .events = POLLIN };
-	uint8_t buf[256];
-	ssize_t n;
-
-	for (;;) {
-		unsigned int done = 0;
-
-		if (poll(&pfd, 1, -1) < 0 && errno != EINTR) {
-			pr_errno("waiting for the console input");
-			break;
-		}
-		n = read(vm->console_in_fd, buf, sizeof(buf));
-		if (!n)
-			break;
-		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			pr_errno("reading the console input");
-			break;
-		}
-		while (done < n && !vm->stop) {
-			unsigned int took = uart_receive(&vm->uart, buf + done, n - done);
-
-			done += took;
-			if (!took)
-				usleep(1000);
-		}
-	}
-	return NULL;
-}
-
-static int start_console_input(struct vm *vm)
-{
-	pthread_t t;
-	int e;
-
-	e = pthread_create(&t, NULL, console_input, vm);
-	if (e) {
-		pr_err("pthread_create for the console input: %s", strerror(e));
-		return -1;
-	}
-	pthread_detach(t);
-	return 0;
-}
-
-/* The writer caught up after drops, or the console's reader went away. */
-static void console_notice(struct outq *q)
-{
-	int broken = outq_broken(q);
-	unsigned long lines, bytes;
-
-	lines = outq_dropped(q, &bytes);
-	report("console_dropped", "\"lines\":%lu,\"bytes\":%lu,\"reason\":\"%s%s\"", lines, bytes,
-	       broken ? "the console cannot be written any more: " :
-			"the console was not read fast enough",
-	       broken ? strerror(broken) : "");
-}
-
-/* A Linux guest's files and console; 0, or -1 after a message. */
-static int setup_linux(struct vm *vm, const struct vmm_options *opt)
-{
-	if (opt->initrd_path && guest_image_read(&vm->initrd, opt->initrd_path))
-		return -1;
-	/* never stdout: that is the report channel, and the guest is not to write it */
-	console_out.fd = opt->console_path ? console_open_output(opt->console_path) :
-					     console_default_output();
-	if (console_out.fd < 0)
-		return -1;
-	/* opened with the other files, before the VM exists: a bad path fails early */
-	vm->console_in_fd = opt->console_in ? console_open_input(opt->console_in) : -1;
-	if (opt->console_in && vm->console_in_fd < 0)
-		return -1;
-	console_out.notice = console_notice;
-	if (outq_start(&console_out, CONSOLE_QUEUE_BYTES))
-		return -1;
-	uart_init(&vm->uart, &console_out, uart_irq, vm);
-	vm->uart.stamp = opt->console_stamp;
-	return 0;
-}
-
-/* After the VM exists: the UART's interrupt line goes to KVM. */
-static int start_linux_console(struct vm *vm, const struct vmm_options *opt)
-{
-	return opt->console_in ? start_console_input(vm) : 0;
-}
-
-/*
- * The VM and what each layer adds to it, in the order KVM needs: the
- * interrupt hardware before the first vCPU. 0, or -1 after a message.
- */
-static int create_machine(struct vm *vm, const struct vmm_options *opt)
-{
-	if (mce_delivery_init_vm(vm) || vm_create(vm, opt) || mce_choose_style(vm))
-		return -1;
-	if (vm->kind == GUEST_KIND_LINUX && irqchip_create(vm))
-		return -1;
-	return guest_ram_create(vm);
-}
-
-/* The VM up to its first KVM_RUN: 0, or -1 after a message. */
-static int setup(struct vm *vm, struct vmm_options *opt, int *ao_fd)
-{
-	unsigned int i;
-
-	if (guest_image_read(&vm->image, opt->kernel_path ? opt->kernel_path : opt->image_path) ||
-	    (opt->kernel_path && setup_linux(vm, opt)) || create_machine(vm, opt) ||
-	    guest_boot_load(vm))
-		return -1;
-	for (i = 0; i < opt->nr_vcpus; i++)
-		if (vcpu_create(vm, i))
-			return -1;
-	/* the PICs', I/O APIC's and PIT's power-on state, for a reboot */
-	if (vm->kind == GUEST_KIND_LINUX && (irqchip_save_vm(vm) || start_linux_console(vm, opt)))
-		return -1;
-	*ao_fd = sigbus_install(&vm->mem);
-	if (*ao_fd < 0) {
-		pr_errno("installing the SIGBUS handler");
-		return -1;
-	}
-	/* Set on this thread only: it is the one the kernel sends AO to. */
-	if (opt->mce_kill >= 0 && prctl(PR_MCE_KILL, PR_MCE_KILL_SET, opt->mce_kill, 0, 0)) {
-		pr_errno("prctl(PR_MCE_KILL)");
-		return -1;
-	}
-	/* last: nothing after it can fail and leave the table behind */
-	return guest_ram_publish(vm, opt->memmap_path);
-}
-
 /*
  * atexit(), after the table's removal: what the writers still hold gets
  * FINAL_FLUSH_NS to go out, then the process ends whatever its readers do.
@@ -526,7 +300,7 @@ static void flush_outputs(void)
 	uint64_t deadline = monotonic_ns() + FINAL_FLUSH_NS;
 
 	report_drain(deadline);
-	outq_drain(&console_out, deadline);
+	console_drain(deadline);
 }
 
 int main(int argc, char **argv)
@@ -551,7 +325,7 @@ int main(int argc, char **argv)
 	if (report_start())
 		return 1;
 	atexit(flush_outputs);
-	if (setup(&vm, &opt, &ao_fd))
+	if (machine_setup(&vm, &opt, &ao_fd))
 		return 1;
 	report("vmm_start", "\"pid\":%d,\"guest\":\"%s\",\"vendor\":\"%s\",\"mce_encoding\":\"%s\","
 	       "\"mca_broadcast\":%s,"
@@ -559,7 +333,7 @@ int main(int argc, char **argv)
 	       "\"hva\":\"%p\",\"mcg_cap\":\"%#llx\",\"mce_kill\":\"%s\",\"memmap\":\"%s\","
 	       "\"stale_tables_removed\":%u,\"ram_named\":%s,\"xsetbv_exits\":%s,"
 	       "\"xsave_components\":\"%#llx\"",
-	       getpid(), vm.kind == GUEST_KIND_LINUX ? "linux" : "hwlab",
+	       getpid(), vm.kind->name,
 	       cpuid_vendor_name(vm.vendor), (vm.mce_style & MCE_STYLE_AMD) ? "amd" : "intel",
 	       (vm.mce_style & MCE_STYLE_BROADCAST) ? "true" : "false",
 	       (unsigned long long)opt.mem_size, opt.nr_slots, memslot_backing_name(opt.backing),
@@ -585,7 +359,7 @@ int main(int argc, char **argv)
 		if (!vm.reset_requested)
 			break;
 		resets++;
-		if (reset_guest(&vm))
+		if (machine_reset(&vm))
 			return 1;
 	}
 	/* A guest stopped on request (SIGTERM, --passes 0) counts as done. */
@@ -595,17 +369,14 @@ int main(int argc, char **argv)
 	ok = done == opt.nr_vcpus;
 	/* before vmm_exit: a script that saw that line finds the table gone */
 	guest_ram_unpublish();
-	if (vm.kind == GUEST_KIND_LINUX) {
-		uart_flush(&vm.uart);
-		pc_io_report_exits(&vm.io_seen);
-	}
+	guest_kind_finish(&vm);
 	report("vmm_exit", "\"status\":\"%s\",\"vcpus_done\":%u,\"injected\":%lu,"
 	       "\"poisoned_pages\":%u,\"resets\":%u,\"ao_overflows\":%lu,\"ao_not_delivered\":%lu,"
 	       "\"io_ignored\":%lu,\"foreign_signals\":%lu,\"report_dropped\":%lu,\"console_dropped\":%lu",
 	       ok ? (stop_requested() ? "stopped" : "ok") : "fail", done, mce_delivery_injected(&vm),
 	       guest_poison_count(&vm.poisoned), resets, sigbus_ao_overflows(),
-	       mce_delivery_not_delivered(&vm), vm.io_seen.ignored, sigbus_foreign_count(),
-	       report_dropped_lines(), outq_dropped(&console_out, NULL));
+	       mce_delivery_not_delivered(&vm), vm.devices.seen.ignored, sigbus_foreign_count(),
+	       report_dropped_lines(), console_dropped());
 	/* no vmm_exit line reached anyone: the exit status is all that is left to say */
 	if (report_channel_broken())
 		return EXIT_REPORT_CLOSED;

@@ -15,12 +15,10 @@
 
 #include "x86/cpuid.h"
 #include "boot/guest_boot.h"
-#include "pc/irqchip.h"
 #include "core/kvm_ioctl.h"
 #include "log.h"
 #include "mce/mce.h"
 #include "mce/mce_delivery.h"
-#include "pc/pc_io.h"
 #include "core/report.h"
 #include "mce/sigbus.h"
 #include "hwlab/ucall.h"
@@ -65,8 +63,8 @@ int vcpu_create(struct vm *vm, unsigned int id)
 	/* CPUID first: KVM refuses EFER.LME for a vCPU without long mode. */
 	if (set_cpuid(v) || mce_setup_vcpu(vm->kvm_fd, v))
 		return -1;
-	/* before the first reset: what the local APIC looks like at power-on */
-	if (vm->kind == GUEST_KIND_LINUX && irqchip_save_vcpu(v))
+	/* before the first reset: e.g. what the local APIC looks like at power-on */
+	if (guest_kind_create_vcpu(v))
 		return -1;
 	return vcpu_reset(v);
 }
@@ -226,19 +224,11 @@ int vcpu_power_on_state(struct vcpu *v)
 
 int vcpu_reset(struct vcpu *v)
 {
-	if (v->vm->kind == GUEST_KIND_LINUX && irqchip_restore_vcpu(v))
-		return -1;
 	/*
-	 * The bare-metal guest's vCPUs all run from the entry (a Linux guest's
-	 * APs wait for SIPI: linux_boot_reset_vcpu sets theirs).
+	 * The kind's entry, run state (a Linux guest's APs wait for SIPI) and
+	 * local APIC; events after the registers: KVM_SET_SREGS may queue an
+	 * interrupt.
 	 */
-	if (v->vm->kind != GUEST_KIND_LINUX) {
-		struct kvm_mp_state mp = { .mp_state = KVM_MP_STATE_RUNNABLE };
-
-		if (vcpu_ioctl(v, KVM_SET_MP_STATE, &mp) < 0)
-			return -1;
-	}
-	/* events after the registers: KVM_SET_SREGS may queue an interrupt */
 	if (guest_boot_reset_vcpu(v) || mce_reset_vcpu(v) || vcpu_power_on_state(v))
 		return -1;
 	vcpu_thread_reset(&v->thread);
@@ -281,41 +271,20 @@ static int guest_reboot(struct vcpu *v, const char *why)
 	return 0;
 }
 
-/* The exits of a Linux guest: its devices, reboot, and what must not happen. */
-static int handle_linux_exit(struct vcpu *v)
-{
-	struct kvm_run *run = v->run;
-
-	switch (run->exit_reason) {
-	case KVM_EXIT_IO:
-		if (pc_io_port(v))
-			return guest_reboot(v, "keyboard controller reset");
-		return 0;
-	case KVM_EXIT_MMIO:
-		pc_io_mmio(v);
-		return 0;
-	case KVM_EXIT_SHUTDOWN:
-		return guest_reboot(v, "triple fault");
-	}
-	return -2;	/* the exits both kinds share */
-}
-
 /* Returns 0 to run on, 1 when the guest finished on this vCPU, -1 on failure. */
 static int handle_exit(struct vcpu *v)
 {
 	struct kvm_run *run = v->run;
+	const char *why = "";
+	int r = guest_kind_handle_exit(v, &why);
 
-	if (v->vm->kind == GUEST_KIND_LINUX) {
-		int r = handle_linux_exit(v);
-
-		if (r != -2)
-			return r;
-	}
+	if (r == GUEST_EXIT_REBOOT)
+		return guest_reboot(v, why);
+	if (r != GUEST_EXIT_COMMON)
+		return r;
+	/* what the kind did not take: the same for every kind */
 	switch (run->exit_reason) {
 	case KVM_EXIT_IO:
-		if (run->io.port == UCALL_PORT && run->io.direction == KVM_EXIT_IO_OUT &&
-		    run->io.size == 4 && run->io.count == 1)
-			return ucall_handle(v);
 		return guest_fail(v, "unexpected port I/O %#x", run->io.port);
 	case KVM_EXIT_HLT:
 		return guest_fail(v, "guest halted without reporting");

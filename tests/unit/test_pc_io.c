@@ -2,28 +2,33 @@
 /* A Linux guest's port I/O: the exits it costs, and which ports io_exits names. */
 #include <string.h>
 
-#include "pc/pc_io.h"
-#include "unit.h"
+#include "core/device.h"
 #include "core/vm.h"
+#include "pc/cmos_rtc.h"
+#include "pc/debug_ports.h"
+#include "pc/i8042.h"
+#include "pc/pci_conf1.h"
+#include "pc/uart_8250.h"
+#include "unit.h"
 
 UNIT_TEST(pc_io_busiest, "port exits: the busiest ports")
 {
-	static struct pc_io_seen seen;
-	uint16_t ports[PC_IO_BUSIEST];
+	static struct device_seen seen;
+	uint16_t ports[DEVICE_BUSIEST];
 
-	CHECK_EQ(pc_io_busiest(&seen, ports, PC_IO_BUSIEST), 0);
+	CHECK_EQ(device_busiest_ports(&seen, ports, DEVICE_BUSIEST), 0);
 	seen.exits_by_port[0x64] = 10000;
 	seen.exits_by_port[0xcf8] = 7;
 	seen.exits_by_port[0x3f8] = 500;
 	seen.exits_by_port[0x3fd] = 500;
 	seen.exits_by_port[0xffff] = 1;
-	CHECK_EQ(pc_io_busiest(&seen, ports, PC_IO_BUSIEST), 5);
+	CHECK_EQ(device_busiest_ports(&seen, ports, DEVICE_BUSIEST), 5);
 	CHECK_EQ(ports[0], 0x64);
 	CHECK_EQ(ports[1], 0x3f8);	/* ties: the lower port first */
 	CHECK_EQ(ports[2], 0x3fd);
 	CHECK_EQ(ports[3], 0xcf8);
 	CHECK_EQ(ports[4], 0xffff);
-	CHECK_EQ(pc_io_busiest(&seen, ports, 2), 2);
+	CHECK_EQ(device_busiest_ports(&seen, ports, 2), 2);
 	CHECK_EQ(ports[0], 0x64);
 	CHECK_EQ(ports[1], 0x3f8);
 }
@@ -35,7 +40,20 @@ static union {
 	uint8_t bytes[4096];
 } io_run;
 
-static int io_failed;	/* pc_io_port() asked for a reset */
+static int io_failed;	/* device_port_exit() asked for a reset */
+
+/* a Linux guest's board, as its kind registers it (without the irqchip and the console) */
+static void io_board(void)
+{
+	static int registered;
+
+	if (registered++)
+		return;
+	device_bus_init(&io_vm.devices);
+	if (debug_ports_register(&io_vm) || i8042_register(&io_vm) || cmos_rtc_register(&io_vm) ||
+	    pci_conf1_register(&io_vm))
+		io_failed = 1;
+}
 
 static uint8_t inb(struct vcpu *v, uint16_t port)
 {
@@ -46,7 +64,7 @@ static uint8_t inb(struct vcpu *v, uint16_t port)
 	io_run.run.io.count = 1;
 	io_run.run.io.data_offset = 2048;
 	io_run.bytes[2048] = 0x5a;
-	io_failed |= pc_io_port(v) != 0;
+	io_failed |= device_port_exit(v) != 0;
 	return io_run.bytes[2048];
 }
 
@@ -64,20 +82,20 @@ static uint8_t inb(struct vcpu *v, uint16_t port)
  */
 static unsigned long linux_i8042_probe(struct vcpu *v, int *found)
 {
-	unsigned long before = io_vm.io_seen.port_exits;
+	unsigned long before = io_vm.devices.seen.port_exits;
 	int count = 0, i;
 
 	*found = 1;
 	while (inb(v, I8042_STATUS) & I8042_STR_OBF) {
 		if (count++ >= 16) {
 			*found = 0;
-			return io_vm.io_seen.port_exits - before;
+			return io_vm.devices.seen.port_exits - before;
 		}
 		inb(v, I8042_DATA);
 	}
 	for (i = 0; i < 10000 && !(inb(v, I8042_STATUS) & I8042_STR_OBF); i++)
 		;
-	return io_vm.io_seen.port_exits - before;
+	return io_vm.devices.seen.port_exits - before;
 }
 
 /* a Linux guest finds no keyboard controller at once, yet can reset through it */
@@ -85,6 +103,8 @@ UNIT_TEST(pc_io_i8042, "no keyboard controller, found in a few port exits; its r
 {
 	struct vcpu v = { .vm = &io_vm, .run = &io_run.run };
 	int found;
+
+	io_board();
 	unsigned long exits = linux_i8042_probe(&v, &found);
 
 	CHECK(!found, "Linux's i8042 probe: no controller");
@@ -104,7 +124,7 @@ static uint32_t pio(struct vcpu *v, int out, uint16_t port, unsigned int size, u
 	io_run.run.io.count = 1;
 	io_run.run.io.data_offset = 2048;
 	memcpy(&io_run.bytes[2048], &val, 4);
-	io_failed |= pc_io_port(v) != 0;
+	io_failed |= device_port_exit(v) != 0;
 	memcpy(&val, &io_run.bytes[2048], 4);
 	return size == 4 ? val : val & ((1u << (size * 8)) - 1);
 }
@@ -189,11 +209,15 @@ static uint32_t search_agp_bridge(struct vcpu *v, int *valid_agp)
 UNIT_TEST(pc_io_agp_search, "the AGP aperture search ends at its first probe; still no PCI")
 {
 	struct vcpu v = { .vm = &io_vm, .run = &io_run.run };
-	unsigned long before = io_vm.io_seen.port_exits, exits;
+	unsigned long before, exits;
 	int valid_agp = 0;
-	uint32_t aper = search_agp_bridge(&v, &valid_agp), tmp;
+	uint32_t aper, tmp;
 
-	exits = io_vm.io_seen.port_exits - before;
+	io_board();
+	before = io_vm.devices.seen.port_exits;
+	aper = search_agp_bridge(&v, &valid_agp);
+
+	exits = io_vm.devices.seen.port_exits - before;
 	CHECK(valid_agp, "the search found no AGP bridge");
 	CHECK_EQ(aper, 0);
 	CHECK(exits <= 20, "one AGP search took %lu port exits (8,192 probes: 16,384)", exits);
@@ -218,4 +242,55 @@ UNIT_TEST(pc_io_agp_search, "the AGP aperture search ends at its first probe; st
 	CHECK(pio(&v, 0, 0xcf8, 1, 0) != 0 || pio(&v, 0, 0xcfa, 1, 0) != 0,
 	      "conf2 read back: Linux would find PCI");
 	CHECK(!io_failed, "an access asked for a reset");
+}
+
+/*
+ * The board's devices keep their state for #21's migration: what the guest
+ * wrote (the CMOS index, conf1's latch) comes back from a saved stream,
+ * and the UART's registers and receive FIFO do too.
+ */
+UNIT_TEST(pc_devices_state, "the PC devices' state saved and restored")
+{
+	struct vcpu v = { .vm = &io_vm, .run = &io_run.run };
+	static uint8_t buf[4096];
+	struct device_stream s = { .buf = buf, .cap = sizeof(buf) };
+	struct uart_8250 a, b;
+	uint8_t byte, rx[3] = { 'h', 'i', '\n' };
+
+	io_board();
+	pio(&v, 1, 0x70, 1, 0x0b);
+	pio(&v, 1, 0xcf8, 4, 0x80000000u);
+	CHECK_EQ(device_bus_save(&io_vm.devices, &s), 0);
+	CHECK(s.len > 0, "nothing saved");
+	pio(&v, 1, 0x70, 1, 0x00);
+	pio(&v, 1, 0xcf8, 4, 0);
+	CHECK_EQ(pio(&v, 0, 0xcfc, 4, 0), 0xffffffff);
+	CHECK_EQ(device_bus_restore(&io_vm.devices, &s), 0);
+	CHECK_EQ(pio(&v, 0, 0x70, 1, 0), 0x0b);
+	CHECK_EQ(pio(&v, 0, 0xcfc, 4, 0), 0x00081b36);	/* 00:00.0 latched again */
+	CHECK(!io_failed, "an access asked for a reset");
+
+	uart_init(&a, NULL, NULL, NULL);
+	byte = 0x5a;
+	uart_io(&a, 7, 1, &byte);	/* scratch */
+	byte = 0x01;
+	uart_io(&a, 1, 1, &byte);	/* IER: receive interrupt */
+	CHECK_EQ(uart_receive(&a, rx, sizeof(rx)), 3);
+	s = (struct device_stream) { .buf = buf, .cap = sizeof(buf) };
+	CHECK_EQ(uart_save(&a, &s), 0);
+	uart_init(&b, NULL, NULL, NULL);
+	CHECK_EQ(uart_restore(&b, &s), 0);
+	CHECK_EQ(s.pos, s.len);
+	uart_io(&b, 7, 0, &byte);
+	CHECK_EQ(byte, 0x5a);
+	uart_io(&b, 1, 0, &byte);
+	CHECK_EQ(byte, 0x01);
+	uart_io(&b, 0, 0, &byte);
+	CHECK_EQ(byte, 'h');
+	uart_io(&b, 0, 0, &byte);
+	CHECK_EQ(byte, 'i');
+	/* a stream cut short is refused */
+	s.pos = 0;
+	s.len = 4;
+	CHECK(uart_restore(&b, &s) != 0, "a short stream restored");
 }

@@ -8,6 +8,7 @@
 #include <linux/kvm.h>
 
 #include "boot/bzimage.h"
+#include "boot/guest_boot.h"
 #include "core/kvm_ioctl.h"
 #include "log.h"
 #include "x86/mptable.h"
@@ -82,8 +83,8 @@ static int place_initrd(const struct vm *vm, const struct bzimage *bz, uint64_t 
 	if (LINUX_KERNEL_GPA + bz->kernel_size > lowest)
 		lowest = LINUX_KERNEL_GPA + bz->kernel_size;
 	if (linux_boot_place_initrd(vm->opt->mem_size, bz->hdr.initrd_addr_max, lowest,
-				    vm->initrd.size, gpa, err, sizeof(err))) {
-		pr_err("initrd %s: %s", vm->initrd.path, err);
+				    vm->guest->initrd.size, gpa, err, sizeof(err))) {
+		pr_err("initrd %s: %s", vm->guest->initrd.path, err);
 		return -1;
 	}
 	return 0;
@@ -140,8 +141,8 @@ int linux_boot_load(struct vm *vm)
 	unsigned int i, n;
 	uint64_t initrd_gpa = 0;
 
-	if (bzimage_parse(vm->image.data, vm->image.size, &bz, err, sizeof(err))) {
-		pr_err("malformed kernel %s: %s", vm->image.path, err);
+	if (bzimage_parse(vm->guest->image.data, vm->guest->image.size, &bz, err, sizeof(err))) {
+		pr_err("malformed kernel %s: %s", vm->guest->image.path, err);
 		return -1;
 	}
 	cmdline_max = linux_boot_cmdline_max(bz.hdr.cmdline_size);
@@ -152,12 +153,12 @@ int linux_boot_load(struct vm *vm)
 	}
 	if (LINUX_PHYSICAL_START + bz.hdr.init_size > opt->mem_size) {
 		pr_err("kernel %s needs RAM up to %#llx to decompress (init_size %#x): give the guest "
-		       "more --mem", vm->image.path,
+		       "more --mem", vm->guest->image.path,
 		       (unsigned long long)(LINUX_PHYSICAL_START + bz.hdr.init_size),
 		       bz.hdr.init_size);
 		return -1;
 	}
-	if (vm->initrd.data && place_initrd(vm, &bz, &initrd_gpa))
+	if (vm->guest->initrd.data && place_initrd(vm, &bz, &initrd_gpa))
 		return -1;
 
 	memset(bp, 0, sizeof(*bp));
@@ -165,7 +166,7 @@ int linux_boot_load(struct vm *vm)
 	bp->hdr.type_of_loader = LOADER_TYPE_UNDEFINED;
 	bp->hdr.cmd_line_ptr = LINUX_CMDLINE_GPA;
 	bp->hdr.ramdisk_image = initrd_gpa;
-	bp->hdr.ramdisk_size = vm->initrd.size;
+	bp->hdr.ramdisk_size = vm->guest->initrd.size;
 	n = linux_boot_e820(opt->mem_size, e820, sizeof(e820) / sizeof(e820[0]));
 	for (i = 0; i < n; i++)
 		bp->e820_table[i] = (struct boot_e820_entry) {
@@ -176,16 +177,16 @@ int linux_boot_load(struct vm *vm)
 	if (x86_boot_write_page_tables(vm) || write_gdt(vm) || write_mptable(vm) ||
 	    memslot_write(&vm->mem, LINUX_BOOT_PARAMS_GPA, bp, sizeof(*bp)) ||
 	    memslot_write(&vm->mem, LINUX_CMDLINE_GPA, opt->append, cmdline_len) ||
-	    memslot_write(&vm->mem, LINUX_KERNEL_GPA, vm->image.data + bz.kernel_offset,
+	    memslot_write(&vm->mem, LINUX_KERNEL_GPA, vm->guest->image.data + bz.kernel_offset,
 			  bz.kernel_size) ||
-	    (vm->initrd.data &&
-	     memslot_write(&vm->mem, initrd_gpa, vm->initrd.data, vm->initrd.size))) {
+	    (vm->guest->initrd.data &&
+	     memslot_write(&vm->mem, initrd_gpa, vm->guest->initrd.data, vm->guest->initrd.size))) {
 		pr_err("the kernel's boot layout does not fit in guest RAM of %llu MiB",
 		       (unsigned long long)(opt->mem_size >> 20));
 		return -1;
 	}
-	vm->linux_layout.kernel_end = LINUX_KERNEL_GPA + bz.kernel_size;
-	vm->linux_layout.initrd_gpa = initrd_gpa;
+	vm->guest->kernel_end = LINUX_KERNEL_GPA + bz.kernel_size;
+	vm->guest->initrd_gpa = initrd_gpa;
 	/* the 64-bit entry is 0x200 past the start of the protected-mode kernel */
 	vm->entry = LINUX_KERNEL_GPA + 0x200;
 	return 0;
@@ -224,10 +225,10 @@ unsigned int linux_boot_areas(const struct vm *vm, uint64_t *gpa, uint64_t *len,
 	if (max < 2)
 		return 0;
 	gpa[n] = 0;
-	len[n++] = vm->linux_layout.kernel_end;
-	if (vm->initrd.data) {
-		gpa[n] = vm->linux_layout.initrd_gpa;
-		len[n++] = vm->initrd.size;
+	len[n++] = vm->guest->kernel_end;
+	if (vm->guest->initrd.data) {
+		gpa[n] = vm->guest->initrd_gpa;
+		len[n++] = vm->guest->initrd.size;
 	}
 	return n;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "boot/elf_load.h"
+#include "boot/guest_boot.h"
 #include "core/kvm_ioctl.h"
 #include "log.h"
 #include "core/vm.h"
@@ -89,8 +90,8 @@ int x86_boot_load_elf_guest(struct vm *vm)
 
 	if (write_boot_structures(vm))
 		return -1;
-	if (elf_load(&vm->mem, vm->image.data, vm->image.size, &vm->entry, err, sizeof(err))) {
-		pr_err("malformed guest image %s: %s", vm->image.path, err);
+	if (elf_load(&vm->mem, vm->guest->image.data, vm->guest->image.size, &vm->entry, err, sizeof(err))) {
+		pr_err("malformed guest image %s: %s", vm->guest->image.path, err);
 		return -1;
 	}
 	return 0;

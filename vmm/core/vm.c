@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The VM's lifetime: creating it on /dev/kvm, stopping and kicking its vCPUs.
- * What the other layers add to it (MCE style, interrupt chips, guest RAM)
- * main.c composes after vm_create().
+ * What the other layers add to it (MCE style, the guest kind's devices,
+ * guest RAM) machine.c composes after vm_create().
  */
 #include "core/vm.h"
 
@@ -16,8 +16,7 @@
 int vm_create(struct vm *vm, const struct vmm_options *opt)
 {
 	vm->opt = opt;
-	vm->kind = opt->kernel_path ? GUEST_KIND_LINUX : GUEST_KIND_HWLAB;
-	pthread_mutex_init(&vm->io_lock, NULL);
+	device_bus_init(&vm->devices);
 	guest_poison_init(&vm->poisoned);
 	vm->boot_count = 1;
 	vm->kvm_fd = kvm_dev_open();

@@ -8,23 +8,13 @@
 #include <linux/kvm.h>
 
 #include "x86/cpuid.h"
-#include "boot/guest_image.h"
+#include "core/device.h"
 #include "hwlab_abi.h"
 #include "core/memslot.h"
 #include "core/poison_list.h"
-#include "options.h"
-#include "pc/pc_io.h"
+#include "core/vm_options.h"
 #include "core/ratelimit.h"
 #include "core/vcpu_thread.h"
-#include "pc/uart_8250.h"
-
-enum guest_kind {
-	GUEST_KIND_HWLAB,	/* guest/: our bare-metal ELF, ucalls on UCALL_PORT */
-	GUEST_KIND_LINUX,	/* a bzImage: UART console, PC interrupt hardware */
-};
-
-/* KVM_GET_IRQCHIP's chips: PIC master, PIC slave, I/O APIC */
-#define IRQCHIP_NR_CHIPS	3
 
 enum vcpu_state {
 	VCPU_RUNNING,
@@ -38,6 +28,8 @@ struct vm;
 struct sigbus_thread;
 struct vcpu_mce;
 struct vm_poison;
+struct guest_kind;
+struct guest_state;
 
 struct vcpu {
 	struct vm *vm;
@@ -50,7 +42,6 @@ struct vcpu {
 	int tid;			/* its thread's, for a stop that never ends */
 	struct vcpu_mce *mce;		/* mce_delivery.h */
 	struct ratelimit log_limit;	/* guest_log lines (ucall.c) */
-	struct kvm_lapic_state lapic_at_power_on;	/* Linux guests (irqchip.c) */
 };
 
 struct vm {
@@ -62,28 +53,19 @@ struct vm {
 	struct memslot_table mem;
 	struct guest_poison poisoned;	/* every page the kernel reported (poison_list.h) */
 	struct vm_poison *poison;	/* mce_delivery.h */
-	enum guest_kind kind;
+	/* the guest's kind (boot/guest_boot.h): its ops, picked once, and its own state */
+	const struct guest_kind *kind;
+	struct guest_state *guest;
 	enum cpu_vendor vendor;		/* of the vCPUs' CPUID */
 	int xsetbv_exits;		/* kvm_dev_xsetbv_exits() */
 	unsigned long long xsave_components;	/* XCR0's bits the CPUID offers */
 	int mce_style;			/* MCE_STYLE_* (mce.h) */
-	struct guest_image image;	/* the ELF, or the bzImage */
-	struct guest_image initrd;	/* Linux guests; data NULL if none */
-	struct {
-		uint64_t kernel_end, initrd_gpa;
-	} linux_layout;		/* where linux_boot.c put things */
+	/* the kind's MCE choices, for mce/ (struct guest_kind says what they mean) */
+	int mce_as_vcpu_vendor;
+	int mce_spread;
 	uint64_t entry;
-	/* Linux guests: the PC devices (pc_io.c) and interrupt hardware (irqchip.c) */
-	struct uart_8250 uart;
-	uint8_t cmos_index;
-	uint32_t pci_conf1_addr;	/* conf1's address latch (pc_io.h) */
-	int console_in_fd;		/* --console-in, read by its own thread */
-	pthread_mutex_t io_lock;	/* guards io_seen */
-	struct pc_io_seen io_seen;
-	struct kvm_irqchip chips_at_power_on[IRQCHIP_NR_CHIPS];
-	struct kvm_pit_state2 pit_at_power_on;
+	struct device_bus devices;	/* core/device.c: what the guest kind registered */
 	unsigned int boot_count;	/* 1 at first boot, +1 per reset */
-	int poison_hook_fired;		/* the test hook ran (it runs once) */
 	struct vcpu vcpus[GUEST_MAX_VCPUS];
 	volatile int stop;		/* all vCPUs leave their loops */
 	volatile int reset_requested;

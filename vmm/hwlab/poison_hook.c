@@ -22,6 +22,9 @@
 #include "core/report.h"
 #include "core/vm.h"
 
+/* the hook ran: it runs once per process (one VM), a reset included */
+static int fired;
+
 static int expect_early_kill(const struct vmm_options *opt)
 {
 	char c = '0';
@@ -100,9 +103,9 @@ int poison_hook_run(struct vcpu *v)
 	 * Once per run: the pass number comes from the guest, which may repeat
 	 * it; poisoning again would hit pages that are already gone.
 	 */
-	if (v->vm->poison_hook_fired)
+	if (fired)
 		return 0;
-	v->vm->poison_hook_fired = 1;
+	fired = 1;
 	for (i = 0; i < opt->nr_poison; i++) {
 		uint64_t gpa = opt->poison_gpas[i], pfn = 0;
 		uint8_t *hva = memslot_gpa_to_hva(&v->vm->mem, gpa, 1);

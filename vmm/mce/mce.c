@@ -24,7 +24,7 @@ int mce_choose_style(struct vm *vm)
 	if (opt->mce_vendor >= 0)
 		enc = opt->mce_vendor;
 	else
-		enc = vm->kind == GUEST_KIND_LINUX ? vm->vendor : CPU_VENDOR_INTEL;
+		enc = vm->mce_as_vcpu_vendor ? vm->vendor : CPU_VENDOR_INTEL;
 	vm->mce_style = (opt->mce_page_lsb ? MCE_STYLE_PAGE_LSB : 0) |
 			(enc == CPU_VENDOR_AMD ? MCE_STYLE_AMD : 0);
 	/*

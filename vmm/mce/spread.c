@@ -36,7 +36,7 @@ void mce_spread_add(struct vm *vm, const struct pending_mce *p)
 	 * Linux guests only: the bare-metal guest with --mce-lsb page retires
 	 * each page as it touches it, one AR each, which its test counts.
 	 */
-	if (vm->kind != GUEST_KIND_LINUX || !(vm->mce_style & MCE_STYLE_PAGE_LSB) ||
+	if (!vm->mce_spread || !(vm->mce_style & MCE_STYLE_PAGE_LSB) ||
 	    p->ext.len <= GUEST_PAGE_SIZE)
 		return;
 	w = mce_spread_window(&p->ext, p->mce.addr);

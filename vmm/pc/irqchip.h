@@ -12,7 +12,11 @@
 struct vm;
 struct vcpu;
 
-/* Before any vCPU exists. 0, or -1 after a message naming the ioctl. */
+/*
+ * Before any vCPU exists; puts the chips on the device bus (reset: the
+ * power-on state; save/restore: KVM_GET/SET_IRQCHIP and _PIT2). 0, or -1
+ * after a message naming the ioctl.
+ */
 int irqchip_create(struct vm *vm);
 /* Drive a GSI (an ISA IRQ number) to level 0 or 1. */
 void irqchip_set_line(struct vm *vm, unsigned int gsi, int level);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "core/device.h"
 
 /* Register offsets and bits (Linux include/uapi/linux/serial_reg.h). */
 #define REG_RX_TX	0	/* RBR / THR; DLL with LCR.DLAB */
@@ -222,4 +223,34 @@ void uart_flush(struct uart_8250 *u)
 	if (u->line_len)
 		write_out(u);
 	pthread_mutex_unlock(&u->lock);
+}
+
+/*
+ * What the guest sees of the chip: its registers, the receive FIFO and the
+ * interrupt it signals. Not the output line being gathered: that is the
+ * console's, already out of the guest.
+ */
+#define UART_STATE_FIELDS(X) X(ier) X(lcr) X(mcr) X(scr) X(dll) X(dlm) X(fcr) \
+	X(thr_empty_pending) X(rx) X(rx_head) X(rx_len) X(irq_level)
+
+int uart_save(struct uart_8250 *u, struct device_stream *out)
+{
+#define PUT(f) device_stream_put(out, &u->f, sizeof(u->f));
+	pthread_mutex_lock(&u->lock);
+	UART_STATE_FIELDS(PUT)
+	pthread_mutex_unlock(&u->lock);
+#undef PUT
+	return 0;
+}
+
+int uart_restore(struct uart_8250 *u, struct device_stream *in)
+{
+#define GET(f) device_stream_get(in, &u->f, sizeof(u->f));
+	pthread_mutex_lock(&u->lock);
+	UART_STATE_FIELDS(GET)
+	if (u->rx_head >= UART_RX_FIFO || u->rx_len > UART_RX_FIFO)
+		in->failed = 1;
+	pthread_mutex_unlock(&u->lock);
+#undef GET
+	return in->failed ? -1 : 0;
 }

@@ -50,5 +50,9 @@ void uart_io(struct uart_8250 *u, unsigned int offset, int is_write, uint8_t *da
 unsigned int uart_receive(struct uart_8250 *u, const uint8_t *buf, unsigned int len);
 /* Write out a partial last line (at exit). */
 void uart_flush(struct uart_8250 *u);
+struct device_stream;
+/* The chip's state as the guest sees it, into or out of a device stream; 0 or -1. */
+int uart_save(struct uart_8250 *u, struct device_stream *out);
+int uart_restore(struct uart_8250 *u, struct device_stream *in);
 
 #endif

@@ -362,7 +362,7 @@ BOOT_APPEND="$MATRIX_APPEND hwlab_inner.pages=8"
 # Measured: one sample of a VMM and kernel strays up to 25 % from its
 # median under the load of a kernel build beside it, and the ratio of the
 # two medians (hwlab-vmm/QEMU), with the same code, was 0.74-0.89 over
-# three kernels and two outer boots (before the AGP bridge, pc_io.h): +-9 %
+# three kernels and two outer boots (before the AGP bridge, pc/pci_conf1.h): +-9 %
 # around its middle. 10 % is that spread: noise alone does not fail a VMM
 # as fast as QEMU, and a second lost in a 10 s boot still shows.
 BOOT_PARITY_TOL_PCT=10
