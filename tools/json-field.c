@@ -506,8 +506,6 @@ static int value(struct reader *r, int depth, int top)
 
 	skip_ws(r);
 	c = peek(r);
-	if (r->eol)
-		c = EOF;
 	switch (c) {
 	case '{':
 		next(r);
@@ -584,7 +582,7 @@ static int report_object(struct reader *r)
 
 	next(r);	/* the '{' */
 	skip_ws(r);
-	if (peek(r) == '}' && !r->eol) {
+	if (peek(r) == '}') {
 		next(r);
 	} else {
 		for (;;) {
@@ -745,11 +743,11 @@ int main(int argc, char **argv)
 	if (!r.out)
 		out_failed();
 	read_lines(&r);
-	if (!r.committed) {
+	if (r.committed)
+		answers_out(&r);
+	else
 		fprintf(stderr, "%s: %s: no report line with %s%s\n", prog, r.name,
 			r.field_name.want, where);
-		return 1;
-	}
-	answers_out(&r);
-	return 0;
+	free(r.filters);
+	return r.committed ? 0 : 1;
 }
