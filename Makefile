@@ -32,7 +32,8 @@ VMM_SRCS := $(filter-out vmm/main.c,$(wildcard vmm/*.c vmm/*/*.c))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/hugetlb_read $(BUILD)/page_states \
 	$(BUILD)/static/hwpoison-guest \
-	$(BUILD)/corrupt_va_probe $(BUILD)/thread_stop $(BUILD)/hwlab-stamp
+	$(BUILD)/corrupt_va_probe $(BUILD)/thread_stop $(BUILD)/hwlab-stamp \
+	$(BUILD)/json-field $(BUILD)/pagemap-pfn
 SCENARIOS := $(wildcard tests/integration/scenarios/*.sh)
 OBJ := $(BUILD)/obj
 # Sanitizer flags for compiling and linking; set by the asan and fuzz targets,
@@ -47,7 +48,8 @@ all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/inner-initramfs.cpio.gz \
 	$(BUILD)/inner-initramfs-stock.cpio.gz \
 	$(BUILD)/unit-tests $(BUILD)/madvise_sigbus $(BUILD)/hugetlb_read \
 	$(BUILD)/page_states $(BUILD)/hwpoison-guest $(BUILD)/static/hwpoison-guest \
-	$(BUILD)/corrupt_va_probe $(BUILD)/thread_stop $(BUILD)/hwlab-stamp
+	$(BUILD)/corrupt_va_probe $(BUILD)/thread_stop $(BUILD)/hwlab-stamp \
+	$(BUILD)/json-field $(BUILD)/pagemap-pfn
 
 $(BUILD):
 	mkdir -p $@
@@ -92,6 +94,14 @@ $(BUILD)/static/hwpoison-guest: $(OBJ)/static/tools/hwpoison-guest.o \
 	$(CC) -static -o $@ $^
 
 $(BUILD)/hwlab-stamp: $(OBJ)/tools/hwlab-stamp.o $(BUILD)/libhwlab.a
+	$(CC) -static -o $@ $^
+
+# The checks' two readers, a report line's member and a page's PFN: static,
+# as the outer VM (which has no python) runs them too.
+$(BUILD)/json-field: $(OBJ)/tools/json-field.o
+	$(CC) -static -o $@ $^
+
+$(BUILD)/pagemap-pfn: $(OBJ)/tools/pagemap-pfn.o $(BUILD)/libhwlab.a
 	$(CC) -static -o $@ $^
 
 $(BUILD)/madvise_sigbus: tests/integration/madvise_sigbus.c tests/integration/meminfo.h \
@@ -214,7 +224,7 @@ asan-build:
 	$(MAKE) BUILD=$(ASAN_BUILD) SAN_FLAGS="$(ASAN_FLAGS)" VMM_STATIC= \
 		$(ASAN_BUILD)/hwlab-vmm $(ASAN_BUILD)/unit-tests
 
-asan: asan-build $(BUILD)/guest.elf
+asan: asan-build $(BUILD)/guest.elf $(BUILD)/json-field
 	tests/host/asan.sh
 
 # libFuzzer (clang): the same rules into build/fuzz, every object built with

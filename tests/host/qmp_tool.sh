@@ -9,8 +9,8 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/tests/lib/check.sh"
 tool=$here/build/hwpoison-guest
-json_field=$here/tests/lib/json_field.py
-pagemap_pfn=$here/tests/lib/pagemap_pfn.py
+json_field=$here/build/json-field
+pagemap_pfn=$here/build/pagemap-pfn
 qemu=${QEMU:-qemu-system-x86_64}
 
 if [ "$(id -u)" -ne 0 ]; then

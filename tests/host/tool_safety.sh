@@ -19,4 +19,5 @@ if ! why=$("$vmm" --check 2>&1); then
 	finish
 fi
 HWLAB_CHECK_LIB=$here/tests/lib/check.sh VMM=$vmm TOOL=$here/build/hwpoison-guest \
-	GUEST=$here/build/guest.elf bash "$here/tests/integration/scenarios/tool_safety.sh"
+	GUEST=$here/build/guest.elf JSON_FIELD=$here/build/json-field PAGEMAP_PFN=$here/build/pagemap-pfn \
+	bash "$here/tests/integration/scenarios/tool_safety.sh"

@@ -59,7 +59,7 @@ expect_count flood-one-mce 1 flood.log '"event":"sigbus"' '"gpa":"0x612000"' '"a
 expect_count flood-retired 1 flood.log '"event":"guest_retired"' '"gpa":"0x612000"' \
 	'"matches_injection":true'
 expect_count flood-lines 5 flood.log '"event":"foreign_signal"'
-flood_sent=$(sed -n 's/.*"event":"vmm_exit".*"foreign_signals":\([0-9]*\).*/\1/p' flood.log)
+flood_sent=$(json-field flood.log foreign_signals event=vmm_exit)
 check flood-counted "vmm_exit: ao_overflows 0, foreign_signals ${flood_sent:-none} (more than 5)" \
 	sh -c "grep -q '\"event\":\"vmm_exit\".*\"ao_overflows\":0,' flood.log && [ '${flood_sent:-0}' -gt 5 ]"
 finish

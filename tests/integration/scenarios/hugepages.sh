@@ -17,7 +17,7 @@ echo 16 >/proc/sys/vm/nr_hugepages
 echo 0 >/proc/sys/vm/memory_failure_early_kill
 run_vmm tlb-ar.log --backing hugetlb --poison-gpa 0x523000 $GUEST
 check hugetlb-ar-exit "hugetlb AR: VMM exits 0 (got $vmm_rc)" test "$vmm_rc" -eq 0
-lsb=$(sed -n 's/.*"si_code":"BUS_MCEERR_AR".*"lsb":\([0-9]*\).*/\1/p' tlb-ar.log | head -n 1)
+lsb=$(json-field tlb-ar.log lsb si_code=BUS_MCEERR_AR | head -n 1)
 ars=$(count_lines tlb-ar.log '"si_code":"BUS_MCEERR_AR"' '"action":"inject"')
 echo "HWLAB-MEASURE hugetlb-ar-lsb=$lsb ar-events=$ars"
 check hugetlb-ar-lsb "AR SIGBUS for a hugetlb page has si_addr_lsb 21 (got ${lsb:-none})" \

@@ -59,10 +59,10 @@ check gig-ar-exit "1 GiB hugetlb AR: VMM exits 0 (got $vmm_rc)" test "$vmm_rc" -
 # (page_states). What shows the containment: the AR below, the page out of
 # the pool and never in buddy, HardwareCorrupted.
 hook=$(json_line gig-ar.log '"event":"poison_hook"' '"gpa":"0x40123000"' '"method":"corrupt-pfn"')
-pfn=$(echo "$hook" | sed -n 's/.*"pfn":"\(0x[0-9a-f]*\)".*/\1/p')
+pfn=$(echo "$hook" | json-field - pfn)
 check gig-ar-hook "corrupt-pfn of GPA 0x40123000 (pfn ${pfn:-none}): the kernel answered EBUSY" \
 	sh -c "echo '$hook' | grep -qF 'Device or resource busy'"
-lsb=$(sed -n 's/.*"si_code":"BUS_MCEERR_AR".*"lsb":\([0-9]*\).*/\1/p' gig-ar.log | head -n 1)
+lsb=$(json-field gig-ar.log lsb si_code=BUS_MCEERR_AR | head -n 1)
 injections=$(count_lines gig-ar.log '"event":"sigbus"' '"action":"inject"')
 echo "HWLAB-MEASURE hugetlb-1g-ar-lsb=${lsb:-none} injections=$injections hardware_corrupted_kb=+$hc"
 check gig-ar-lsb "AR SIGBUS for a 1 GiB hugetlb page has si_addr_lsb 30 (got ${lsb:-none})" \

@@ -137,7 +137,7 @@ check huge2-survivor "the other inner process lives on" \
 check huge2-no-corrupt "the target never read wrong data" sh -c '! grep -q INNER-CORRUPT huge2.con'
 expect_count huge2-stopped 1 huge2.log '"event":"vmm_exit"' '"status":"stopped"'
 ars=$(count_lines huge2.log '"si_code":"BUS_MCEERR_AR"' '"action":"inject"')
-told=$(json_line huge2.log '"status":"done"' | sed -n 's/.*"told":\([0-9]*\).*/\1/p')
+told=$(json-field huge2.log told event=poison_spread status=done | head -n 1)
 echo "HWLAB-MEASURE hugetlb-spread target=recovers host_ars=$ars spread_told=${told:-none}" \
 	"spread_ms=$(spread_ms huge2.log)"
 echo 0 >/proc/sys/vm/nr_hugepages

@@ -16,7 +16,8 @@ done
 echo 0 >/proc/sys/vm/memory_failure_early_kill
 
 start_linux lat.log lat.con "hwlab_inner.pages=$events hwlab_inner.on_sigbus=recover"
-t_start=$(sed -n 's/.*"event":"vmm_start".*"t_ns":\([0-9]*\)}/\1/p' lat.log)
+# --live: the VMM is running, its last line may be half written
+t_start=$(json-field --live lat.log t_ns event=vmm_start)
 t_boot=$(grep -m1 'INNER-BOOT' lat.con | stamp_of)
 t_ready=$(grep -m1 'INNER-READY tag=target' lat.con | stamp_of)
 echo "HWLAB-MEASURE linux-boot to_init_ms=$(((t_boot - t_start) / 1000000))" \
@@ -29,12 +30,11 @@ while [ $i -lt "$events" ]; do
 	gpa=$(page_field lat.con $i gpa)
 	pfn=$(printf '%#x' $((gpa >> 12)))
 	out=$(hwpoison-guest $vmm_pid "$gpa") || { echo "  event $i: $out"; i=$((i + 1)); continue; }
-	t0=$(echo "$out" | sed -n 's/.*"t_ns":\([0-9]*\)}/\1/p')
+	t0=$(echo "$out" | json-field - t_ns)
 	wait_console lat.con "Memory failure: $pfn: recovery action"
 	wait_console lat.con "INNER-SIGBUS tag=target .* idx=$i\$"
 	wait_for lat.log '"event":"sigbus"' "\"gpa\":\"$gpa\"" '"action":"inject"'
-	t_inj=$(json_line lat.log '"event":"sigbus"' "\"gpa\":\"$gpa\"" '"action":"inject"' |
-		sed -n 's/.*"t_ns":\([0-9]*\)}/\1/p')
+	t_inj=$(json-field --live lat.log t_ns event=sigbus gpa="$gpa" action=inject | head -n 1)
 	t_mce=$(grep "Uncorrected hardware memory error in user-access at ${gpa#0x}" lat.con |
 		head -n 1 | stamp_of)
 	t_rec=$(grep "Memory failure: $pfn: recovery action" lat.con | head -n 1 | stamp_of)

@@ -17,7 +17,7 @@ expect_count ar-fatal 1 ar.log '"si_code":"BUS_MCEERR_AR"' '"gpa":null' '"action
 	'the VMM consumed poisoned memory outside guest RAM'
 # the fatal exit is _exit(3) from the SIGBUS handler: no atexit(), so the
 # handler removes the memslot table itself
-memmap=$(sed -n 's/.*"event":"vmm_start".*"memmap":"\([^"]*\)".*/\1/p' ar.log)
+memmap=$(json-field ar.log memmap event=vmm_start)
 check ar-table-removed "memslot table '$memmap' removed at the fatal exit" \
 	test -n "$memmap" -a ! -e "$memmap"
 finish

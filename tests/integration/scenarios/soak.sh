@@ -18,7 +18,7 @@ wait "$vmm_pid"
 vmm_rc=$?
 grep -v '"event":"sigbus"\|"event":"guest_retired"\|"event":"guest_pass"' soak.log | sed 's/^/  vmm: /'
 # every event of a page that got more than one machine check, for diagnosis
-for gpa in $(grep '"action":"inject"' soak.log | sed 's/.*"gpa":"\(0x[0-9a-f]*\)".*/\1/' | sort | uniq -d); do
+for gpa in $(json-field soak.log gpa action=inject | sort | uniq -d); do
 	grep "\"gpa\":\"$gpa\"" soak.log | sed 's/^/  duplicate: /'
 done
 summary=$(grep '"event":"soak"' soak.out)

@@ -53,7 +53,7 @@ check stats-failed-zero "no Failed outcome among these events (+$f)" test "$f" -
 
 # not counted (Documentation/mm/hwpoison.rst): a page already poisoned
 snapshot
-pfn=$(sed -n 's/.*"event":"poison_hook".*"pfn":"\(0x[0-9a-f]*\)".*/\1/p' pfn.log | head -n 1)
+pfn=$(json-field pfn.log pfn event=poison_hook method=corrupt-pfn | head -n 1)
 if [ -n "$pfn" ]; then
 	echo "$pfn" >/sys/kernel/debug/hwpoison/corrupt-pfn 2>/dev/null
 	t=$(( $(nodesum total) - t0 )) tt=$(( $(table_total) - tt0 )) hc=$(( $(hardware_corrupted_kb) - hc0 ))

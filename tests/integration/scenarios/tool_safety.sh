@@ -10,80 +10,36 @@
 # The VMM publishes its table as a new file and removes it at every exit.
 #
 # Env (the host wrapper sets them; inside the outer VM the defaults):
-#   HWLAB_CHECK_LIB VMM TOOL GUEST
+#   HWLAB_CHECK_LIB VMM TOOL GUEST JSON_FIELD PAGEMAP_PFN
 . "${HWLAB_CHECK_LIB:-/hwlab/lib/check.sh}"
 VMM=${VMM:-hwlab-vmm}
 TOOL=${TOOL:-hwpoison-guest}
 GUEST=${GUEST:-/hwlab/data/guest.elf}
+JSON_FIELD=${JSON_FIELD:-json-field}
+PAGEMAP_PFN=${PAGEMAP_PFN:-pagemap-pfn}
 t=$(mktemp -d)
 fake=$t/debugfs
 pfn_file=$fake/hwpoison/corrupt-pfn
 mkdir -p "$fake/hwpoison"
 : >"$pfn_file"
 
-# report_field LOG FIELD: a string field of the vmm_start line
-report_field() { sed -n "s/.*\"event\":\"vmm_start\".*\"$2\":\"\\([^\"]*\\)\".*/\\1/p" "$1"; }
-# report_value LOG FIELD: a number or boolean field of the vmm_start line
-report_value() { sed -n "s/.*\"event\":\"vmm_start\".*\"$2\":\\([0-9a-z]*\\).*/\\1/p" "$1"; }
-# proc_state PID: its state letter in /proc/PID/stat (T: stopped), empty once it is gone
-proc_state() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1; }
-# start_time PID: /proc/PID/stat field 22 (after the command name, which may hold blanks)
-start_time() { sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f20; }
-# refused NAME PATTERN ARGS...: the tool exits 1 with PATTERN and writes nothing
-refused() {
-	name=$1 pattern=$2
-	shift 2
-	: >"$pfn_file"
-	expect "$name" 1 "$pattern" "$TOOL" --debugfs "$fake" "$@"
-	check "$name-wrote-nothing" "$pfn_file left empty" test ! -s "$pfn_file"
-}
-# table_copy FILE SED_SCRIPT: the live table, edited, as a root-made 0600 file
-table_copy() {
-	sed "$2" "$memmap" >"$1"
-	chmod 0600 "$1"
-}
-# pagemap_pfn PID HVA: the PFN behind HVA, read here without the tool (bits 0-54)
-pagemap_pfn() {
-	hex=$(dd if="/proc/$1/pagemap" bs=8 skip=$(($2 / 4096)) count=1 2>/dev/null |
-		od -An -tx8 | tr -d ' \n')
-	printf '%#x\n' $((0x${hex#??} & 0x7fffffffffffff))
-}
-wait_ready() {
-	n=0
-	while ! grep -q '"event":"guest_pass"' "$1" && kill -0 "$2" 2>/dev/null && [ $n -lt 1200 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
-}
-# start_ready LOG ARGS...: a VMM in the background, its guest running (sets started)
-start_ready() {
-	log=$1
-	shift
-	"$VMM" "$@" >"$log" 2>&1 &
-	started=$!
-	wait_ready "$log" "$started"
-}
-# kill_reaped PID: SIGKILL (nothing of the VMM runs: its table stays), and reap it
-kill_reaped() {
-	kill -KILL "$1"
-	wait "$1" 2>/dev/null
-}
+# the helpers and fixtures below (refused, table_copy, start_ready, ...)
+. "$(dirname "$0")/_tool_safety.sh"
 
-"$VMM" --passes 0 --guest-read-unwritten "$GUEST" >"$t/vmm.log" 2>&1 &
-pid=$!
-wait_ready "$t/vmm.log" "$pid"
+start_ready "$t/vmm.log" --passes 0 --guest-read-unwritten "$GUEST"
+pid=$started
 memmap=$(report_field "$t/vmm.log" memmap)
 echo "  vmm pid $pid, table $memmap"
 check table-published "the VMM published $memmap, mode 0600" \
 	sh -c "[ -f '$memmap' ] && [ ! -L '$memmap' ] && ls -ln '$memmap' | grep -q '^-rw------- '"
 check table-private-dir "its directory is mode 0700" \
 	sh -c "ls -lnd '$(dirname "$memmap")' | grep -q '^drwx------'"
-hva0=$(sed -n 's/^0 [^ ]* [^ ]* \(0x[0-9a-f]*\) .*/\1/p' "$memmap")
+hva0=$(slot0_hva "$memmap")
 
 # the one valid request: the PFN the tool writes is the one pagemap shows
 : >"$pfn_file"
 expect valid-request 0 '"gpa":"0x612000"' "$TOOL" --debugfs "$fake" "$pid" 0x612000
-want=$(pagemap_pfn "$pid" $((hva0 + 0x612000)))
+want=$("$PAGEMAP_PFN" "$pid" $((hva0 + 0x612000)))
 got=$(cat "$pfn_file")
 check valid-pfn-written "corrupt-pfn got $got, pagemap says $want" test "$got" = "$want"
 
@@ -129,22 +85,9 @@ refused table-copy-not-held "is not open in pid $pid: it is not the table that p
 check table-held "the VMM holds its table open" sh -c "ls -l /proc/$pid/fd | grep -qF '$memmap'"
 table_copy "$t/unmapped" 's/^0 \([^ ]*\) \([^ ]*\) [^ ]* /0 \1 \2 0x10000 /'
 refused table-hva-unmapped 'is not inside guest RAM' --memmap "$t/unmapped" "$pid" 0x612000
-# Writable and mapped by the VMM alone, yet not guest RAM: the VMM's own data
-# segment (a page-cache page of the binary), a vCPU's kvm_run (a kernel
-# page), and private anonymous memory that is not marked as guest RAM: the
-# static VMM's .bss (the anonymous mapping right after its data segment),
-# its heap, a thread's stack (after its guard page). The table names a
-# one-page slot at GPA 0 there.
-data=$(sed -n 's/^\([0-9a-f]*\)-[0-9a-f]* rw-p .*hwlab-vmm$/\1/p' "/proc/$pid/maps" | head -n 1)
-kvm_run=$(sed -n 's/^\([0-9a-f]*\)-[0-9a-f]* rw-s .*kvm-vcpu.*/\1/p' "/proc/$pid/maps" | head -n 1)
-bss=$(awk '$6 ~ /hwlab-vmm$/ && $2 == "rw-p" { split($1, r, "-"); end = r[2]; next }
-	   end != "" { split($1, r, "-"); if (r[1] == end && $2 == "rw-p" && NF == 5) print r[1]; exit }' \
-	"/proc/$pid/maps")
-heap=$(sed -n 's/^\([0-9a-f]*\)-[0-9a-f]* rw-p .*\[heap\]$/\1/p' "/proc/$pid/maps" | head -n 1)
-stack=$(awk '{ split($1, r, "-") }
-	     $2 == "rw-p" && NF == 5 && r[1] == guard { print r[1]; exit }
-	     { guard = $2 == "---p" ? r[2] : "" }' "/proc/$pid/maps")
-for target in data:$data kvm_run:$kvm_run bss:$bss heap:$heap thread-stack:$stack; do
+# Writable and mapped by the VMM alone, yet not guest RAM (data, kvm_run,
+# .bss, heap, a thread's stack): a table with a one-page slot at GPA 0 there.
+for target in $(vmm_private_mappings "$pid"); do
 	name=${target%%:*} hva=${target#*:}
 	if [ -z "$hva" ]; then
 		skip "table-$name" "no $name mapping in /proc/$pid/maps"
@@ -176,8 +119,7 @@ kill "$other"
 # the real debugfs, on debugfs), without blocking: a FIFO planted there gets
 # nothing, whether someone reads it or not.
 odd=$t/odd
-mkdir -p "$odd/hwpoison"
-mkfifo "$odd/hwpoison/corrupt-pfn"
+mkdir -p "$odd/hwpoison" && mkfifo "$odd/hwpoison/corrupt-pfn"
 expect injector-fifo 1 'is not a regular file' timeout 20 "$TOOL" --debugfs "$odd" "$pid" 0x612000
 cat "$odd/hwpoison/corrupt-pfn" >"$t/fifo.out" &
 reader=$!
@@ -195,18 +137,7 @@ refused injector-dir-symlink-slash 'a symbolic link or not a directory on the wa
 	--debugfs "$t/debugfs-link/" "$pid" 0x612000
 # The last checks come after that open, right before the write: stopped
 # there (the test hook), the VMM killed and reaped, the tool writes nothing.
-start_ready "$t/gone.log" --passes 0 "$GUEST"
-gone=$started
-gone_table=$(report_field "$t/gone.log" memmap)
-: >"$pfn_file"
-HWPOISON_GUEST_TEST_STOP_BEFORE_RECHECK=1 "$TOOL" --debugfs "$fake" "$gone" 0x612000 \
-	>"$t/tool.out" 2>&1 &
-tool=$!
-n=0
-while [ "$(proc_state "$tool")" != T ] && kill -0 "$tool" 2>/dev/null && [ $n -lt 600 ]; do
-	sleep 0.1
-	n=$((n + 1))
-done
+tool_stopped_at_recheck "$t/gone.log" "$t/tool.out"
 check stop-before-recheck "the tool stopped itself with the injector open (state T)" \
 	test "$(proc_state "$tool")" = T
 kill_reaped "$gone"
@@ -268,41 +199,15 @@ if [ "$VMM" = hwlab-vmm ]; then
 	a_table=$(report_field "$t/a.log" memmap)
 	kill_reaped "$a"
 	cp -p "$a_table" "$t/a.memmap"
-	# B must get A's pid: through ns_last_pid where the kernel has it
-	# (CONFIG_CHECKPOINT_RESTORE; the outer kernel has not), else with
-	# pid_max just above A, so that pids wrap below it, and short-lived
-	# forks until the last one took A - 1.
-	pid_max=$(cat /proc/sys/kernel/pid_max)
-	[ -e /proc/sys/kernel/ns_last_pid ] || echo $((a + 1)) >/proc/sys/kernel/pid_max
-	tries=0
-	while :; do
-		if [ -e /proc/sys/kernel/ns_last_pid ]; then
-			# a builtin echo and its redirection fork nothing
-			echo $((a - 1)) >/proc/sys/kernel/ns_last_pid
-		else
-			p=0
-			while [ "$p" -ne $((a - 1)) ] && [ $tries -lt 2000 ]; do
-				( : ) &
-				p=$!
-				wait "$p"
-				tries=$((tries + 1))
-			done
-		fi
-		"$VMM" --passes 0 --memmap "$t/b.memmap" "$GUEST" >"$t/b.log" 2>&1 &
-		b=$!
-		[ "$b" -eq "$a" ] || [ $tries -ge 2000 ] && break
-		kill_reaped "$b"
-		tries=$((tries + 1))
-	done
-	echo "$pid_max" >/proc/sys/kernel/pid_max
-	wait_ready "$t/b.log" "$b"
+	# B must get A's pid (vmm_with_pid: sets b and tries)
+	vmm_with_pid "$a" "$t/b.log" --passes 0 --memmap "$t/b.memmap" "$GUEST"
 	if [ "$b" -ne "$a" ]; then
 		skip pid-reuse "no new VMM got pid $a in $tries forks (last: $b)"
 	else
 		removed=$(report_value "$t/b.log" stale_tables_removed)
 		check pid-reuse-cleaned "B (pid $b, --memmap) removed A's $a_table (stale_tables_removed: $removed)" \
 			sh -c "[ ! -e '$a_table' ] && [ '${removed:-0}' -ge 1 ]"
-		b_hva=$(sed -n 's/^0 [^ ]* [^ ]* \(0x[0-9a-f]*\) .*/\1/p' "$t/b.memmap")
+		b_hva=$(slot0_hva "$t/b.memmap")
 		# A's table as a VMM that cleans nothing would have left it
 		sed "s/^0 \\([^ ]*\\) \\([^ ]*\\) [^ ]* /0 \\1 \\2 $b_hva /" "$t/a.memmap" >"$a_table"
 		chmod 0600 "$a_table"
@@ -323,16 +228,12 @@ wait "$pid"
 rc=$?
 check sigterm-exit "VMM stopped by SIGTERM exits 0 (got $rc)" test "$rc" -eq 0
 check sigterm-removed "table removed after SIGTERM" test ! -e "$memmap"
-"$VMM" --passes 1 "$GUEST" >"$t/normal.log" 2>&1
-rc=$?
-normal=$(report_field "$t/normal.log" memmap)
+run_table "$t/normal.log" --passes 1 "$GUEST"
 check normal-exit "a finished guest: VMM exits 0 (got $rc)" test "$rc" -eq 0
-check normal-removed "table $normal removed at the normal end" test -n "$normal" -a ! -e "$normal"
-"$VMM" --guest-fail-test "$GUEST" >"$t/fail.log" 2>&1
-rc=$?
-failed=$(report_field "$t/fail.log" memmap)
+check normal-removed "table $table removed at the normal end" test -n "$table" -a ! -e "$table"
+run_table "$t/fail.log" --guest-fail-test "$GUEST"
 check error-exit "a failed guest: VMM exits 1 (got $rc)" test "$rc" -eq 1
-check error-removed "table $failed removed at the error exit" test -n "$failed" -a ! -e "$failed"
+check error-removed "table $table removed at the error exit" test -n "$table" -a ! -e "$table"
 # The private directory: a symlink or a directory others may enter is
 # refused. Only inside the outer VM, which is thrown away after the run:
 # on the host, /run/hwlab-vmm is not this test's to move.

@@ -14,7 +14,7 @@ check dmesg-injected "kernel log: Injecting memory failure at pfn" \
 hc1=$(hardware_corrupted_kb)
 check meminfo-up "HardwareCorrupted +4 kB after corrupt-pfn ($hc0 -> $hc1)" test $((hc1 - hc0)) -eq 4
 
-pfn=$(sed -n 's/.*"event":"poison_hook".*"pfn":"\(0x[0-9a-f]*\)".*/\1/p' pfn.log)
+pfn=$(json-field pfn.log pfn event=poison_hook method=corrupt-pfn)
 echo "$pfn" >/sys/kernel/debug/hwpoison/unpoison-pfn
 check unpoison-write "unpoison-pfn accepted $pfn" test $? -eq 0
 hc2=$(hardware_corrupted_kb)

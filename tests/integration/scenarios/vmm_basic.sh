@@ -77,7 +77,7 @@ run_vmm flood.log --guest-log-flood 2000 --passes 1 $GUEST
 secs=$(($(date +%s) - t0 + 1))
 printed=$(count_lines flood.log '"event":"guest_log"')
 held=0
-for n in $(sed -n 's/.*"event":"guest_log_suppressed".*"count":\([0-9]*\).*/\1/p' flood.log); do
+for n in $(json-field flood.log count event=guest_log_suppressed); do
 	held=$((held + n))
 done
 check log-flood-exit "log flood: exits 0 (got $vmm_rc)" test "$vmm_rc" -eq 0
