@@ -15,6 +15,19 @@ thp_target() {
 	gpa=$(page_field "$1-$2.con" 0 gpa)
 	base=$(printf '%#x' $((gpa & ~0x1fffff)))
 }
+# thp_outcome K CELL WANT SKIP_ERE EVENT : stop that target's VMM; sets n,
+# the pages of its 2 MiB the guest isolated; when n is not WANT or the
+# guest panicked, its last words (without SKIP_ERE's lines) and the VMM's
+# EVENT line; and the check K-CELL-thp, that its 512 pages were one THP
+thp_outcome() {
+	stop_vmm "$1-$2.log" >/dev/null
+	n=$(recovered_in "$1-$2.con" $((base >> 12)))
+	if [ "$n" -ne "$3" ] || grep -qE 'Kernel panic|Oops|BUG:' "$1-$2.con"; then
+		last_words "$1-$2.con" "$4"
+		json_line "$1-$2.log" "\"event\":\"$5\"" | sed 's/^/  vmm: /'
+	fi
+	check "$1-$2-thp" "$kver: the target's 512 pages are one 2 MiB-aligned THP ($gpa)" test "$gpa" = "$base"
+}
 
 # last_words CONSOLE SKIP_ERE : what a guest said around its panic, oops or
 # machine check, without the per-page lines SKIP_ERE names
@@ -52,13 +65,7 @@ huge_cell() {
 		wait_for "$k-huge.log" '"event":"poison_spread"' '"status":"done"'
 		wait_console "$k-huge.con" 'INNER-ALIVE survivor=yes' $((alive_then + 1))
 	fi
-	stop_vmm "$k-huge.log" >/dev/null
-	n=$(recovered_in "$k-huge.con" $((base >> 12)))
-	if [ "$n" -ne 512 ] || grep -qE 'Kernel panic|Oops|BUG:' "$k-huge.con"; then
-		last_words "$k-huge.con" 'INNER-PAGE|INNER-SIGBUS|INNER-ROUND|recovery action for'
-		json_line "$k-huge.log" '"event":"vmm_exit"' | sed 's/^/  vmm: /'
-	fi
-	check "$k-huge-thp" "$kver: the target's 512 pages are one 2 MiB-aligned THP ($gpa)" test "$gpa" = "$base"
+	thp_outcome "$k" huge 512 'INNER-PAGE|INNER-SIGBUS|INNER-ROUND|recovery action for' vmm_exit
 	if splits_by_reading; then
 		check "$k-huge-private-limit" "$kver, private hugetlb: the guest dies in its THP split, reading a lost page it was not told of (the documented limit; got $n of 512 isolated)" \
 			sh -c "grep -qE 'unrecoverable error in kernel context|Fatal local machine check' $k-huge.con && grep -q 'Kernel panic' $k-huge.con"
@@ -108,14 +115,7 @@ salvage_cell() {
 	# the target's next round touches all 512 pages again: the salvaged ones read back
 	rounds_then=$(grep -c 'INNER-ROUND' "$k-salvage.con")
 	wait_console "$k-salvage.con" 'INNER-ROUND' $((rounds_then + 1))
-	stop_vmm "$k-salvage.log" >/dev/null
-	n=$(recovered_in "$k-salvage.con" $((base >> 12)))
-	if [ "$n" -ne 1 ] || grep -qE 'Kernel panic|Oops|BUG:' "$k-salvage.con"; then
-		last_words "$k-salvage.con" 'INNER-PAGE|INNER-ROUND'
-		json_line "$k-salvage.log" '"event":"hugetlb_salvage"' | sed 's/^/  vmm: /'
-	fi
-	check "$k-salvage-thp" "$kver: the target's 512 pages are one 2 MiB-aligned THP ($gpa)" \
-		test "$gpa" = "$base"
+	thp_outcome "$k" salvage 1 'INNER-PAGE|INNER-ROUND' hugetlb_salvage
 	expect_count "$k-salvage-kept-511" 1 "$k-salvage.log" '"event":"hugetlb_salvage"' \
 		"\"gpa\":\"$base\"" '"status":"done"' '"pages_kept":511' '"pages_poisoned":1' \
 		"\"poisoned\":[\"$bad\"]"
