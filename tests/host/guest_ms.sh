@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# guest_ms (tests/integration/scenarios/_lib.sh), the time from a write to
+# guest_ms (tests/integration/scenarios/_linux.sh), the time from a write to
 # the guest's own printk of what it did, on console fixtures. Its clock
 # offset comes from printk lines arriving from the write to the match; when
 # the match came inside a userspace line and no clean printk line came
@@ -8,9 +8,9 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/tests/lib/check.sh"
-lib=$here/tests/integration/scenarios/_lib.sh
+lib=$here/tests/integration/scenarios/_linux.sh
 
-# the function alone: _lib.sh itself is for the outer VM (it sources
+# the function alone: _linux.sh is for the outer VM (_lib.sh sources it and
 # /hwlab/lib/check.sh)
 eval "$(awk '/^guest_ms\(\) \{/ { on = 1 } on { print } on && /^\}/ { exit }' "$lib")"
 tmp=$(mktemp -d)

@@ -1,9 +1,10 @@
 # Shared by the page_states and seed_paths scenarios (sourced after
 # _lib.sh): the block devices and pools the page_states helper needs, the
 # counts of patch 0003 (node sysfs memory_failure/ and debugfs
-# hwpoison/stats) read as differences, and pcase, which runs one helper
-# case and asserts its outcome. The expected outcomes are docs/kernel.md
-# "Page states", read from the 6.1 source, not from a run.
+# hwpoison/stats) read as differences, pcase, which runs one helper case
+# and asserts its outcome, and ucase, one unpoison (seed_paths). The
+# expected outcomes are docs/kernel.md "Page states", read from the 6.1
+# source, not from a run.
 node=/sys/devices/system/node
 stats=/sys/kernel/debug/hwpoison/stats
 
@@ -37,6 +38,18 @@ typecount() {
 table_total() { awk -F '\t' '!/^#/ { s += $2 + $3 + $4 + $5 } END { print s + 0 }' $stats; }
 lower() { echo "$1" | tr 'A-Z' 'a-z'; }
 
+# want_words NAME LINE FIELD=VALUE... : a check NAME-FIELD for each, that
+# it is a word of the helper's LINE
+want_words() {
+	ww_name=$1 ww_line=$2
+	shift 2
+	for f in "$@"; do
+		case " $ww_line " in
+		*" $f "*) pass "$ww_name-${f%%=*}" "$f" ;;
+		*) fail "$ww_name-${f%%=*}" "want $f in: $ww_line" ;;
+		esac
+	done
+}
 # pcase NAME CASE MODE TYPE RESULT SIG [FIELD=VALUE...] [@OPTION...]
 #   runs page_states CASE MODE; TYPE/RESULT the kernel's line
 #   ("Memory failure: PFN: recovery action for TYPE: RESULT"); SIG none, AO
@@ -100,12 +113,8 @@ pcase() {
 			check "$name-dmesg-more" "'$d'" grep -qF -- "$d" /tmp/pcase.dmesg
 		done </tmp/pcase.want
 	fi
-	for f in "sig=$sig" $fields; do
-		case " $line " in
-		*" $f "*) pass "$name-${f%%=*}" "$f" ;;
-		*) fail "$name-${f%%=*}" "want $f in: $line" ;;
-		esac
-	done
+	# shellcheck disable=SC2086 # fields: FIELD=VALUE words
+	want_words "$name" "$line" "sig=$sig" $fields
 	hc=$(( $(hardware_corrupted_kb) - hc0 ))
 	check "$name-hwcorrupted" "HardwareCorrupted +$want_hc kB (got +$hc)" test "$hc" -eq "$want_hc"
 	t=$(( $(nodesum total) - t0 )) tt=$(( $(table_total) - tt0 ))
@@ -118,5 +127,25 @@ pcase() {
 			test "$t" -eq 1 -a "$r" -eq 1
 		s=$(( $(typecount "$type" "$result") - s0 ))
 		check "$name-stats" "hwpoison/stats '$type' $result +1 (got +$s)" test "$s" -eq 1
+	fi
+}
+
+# ucase NAME PFN RET HWP_AFTER HC_KB MESSAGE: page_states unpoison PFN; its
+# errno, PG_hwpoison after, the HardwareCorrupted difference, and the
+# kernel's "Unpoison: ... PFN" line (- : none for that pfn)
+ucase() {
+	name=$1 upfn=$2 uret=$3 uhwp=$4 uhc=$5 umsg=$6
+	hc0=$(hardware_corrupted_kb)
+	out=$(page_states unpoison "$upfn" 2>&1)
+	echo "  $out"
+	want_words "$name" "$out" ret=$uret hwp_after=$uhwp
+	hc=$(( $(hardware_corrupted_kb) - hc0 ))
+	check "$name-hwcorrupted" "HardwareCorrupted $uhc kB (got $hc)" test "$hc" -eq "$uhc"
+	dmesg | grep -E "Unpoison: .* $upfn\$" | sed 's/^/  dmesg: /'
+	if [ "$umsg" = - ]; then
+		check "$name-dmesg" "no 'Unpoison:' line for $upfn" \
+			sh -c "! dmesg | grep -qE 'Unpoison: .* $upfn\$'"
+	else
+		check "$name-dmesg" "'$umsg $upfn'" sh -c "dmesg | grep -qE '$umsg $upfn\$'"
 	fi
 }

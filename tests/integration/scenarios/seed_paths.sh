@@ -112,30 +112,7 @@ soft soft-thp soft_thp late - - none @count=0 data=ok hwp=1 extra=thp=1 moved=1 
 soft soft-huge soft_huge late - - none @count=0 data=ok hwp=1 extra=moved=1 oldhwp=1 newhwp=0
 
 # --- unpoison (debugfs unpoison-pfn) and its refusals ----------------------
-# ucase NAME PFN RET HWP_AFTER HC_KB MESSAGE: page_states unpoison PFN; its
-# errno, PG_hwpoison after, the HardwareCorrupted difference, and the
-# kernel's "Unpoison: ... PFN" line (- : none for that pfn)
-ucase() {
-	name=$1 upfn=$2 uret=$3 uhwp=$4 uhc=$5 umsg=$6
-	hc0=$(hardware_corrupted_kb)
-	out=$(page_states unpoison "$upfn" 2>&1)
-	echo "  $out"
-	for f in ret=$uret hwp_after=$uhwp; do
-		case " $out " in
-		*" $f "*) pass "$name-${f%%=*}" "$f" ;;
-		*) fail "$name-${f%%=*}" "want $f in: $out" ;;
-		esac
-	done
-	hc=$(( $(hardware_corrupted_kb) - hc0 ))
-	check "$name-hwcorrupted" "HardwareCorrupted $uhc kB (got $hc)" test "$hc" -eq "$uhc"
-	dmesg | grep -E "Unpoison: .* $upfn\$" | sed 's/^/  dmesg: /'
-	if [ "$umsg" = - ]; then
-		check "$name-dmesg" "no 'Unpoison:' line for $upfn" \
-			sh -c "! dmesg | grep -qE 'Unpoison: .* $upfn\$'"
-	else
-		check "$name-dmesg" "'$umsg $upfn'" sh -c "dmesg | grep -qE '$umsg $upfn\$'"
-	fi
-}
+# (ucase, in _page_states.sh: page_states unpoison PFN and its outcome)
 # a free buddy page taken off by memory_failure() (take_page_off_buddy())
 # goes back: __get_unpoison_page() sees PageHWPoisonTakenOff,
 # put_page_back_buddy() frees it
