@@ -79,17 +79,21 @@ $(OBJ)/tests/unit/%.o: HOST_CFLAGS += -Itests/unit -Itools
 # libc, so it gets a static build without libvirt (QMP and hwlab-vmm only).
 LIBVIRT_CFLAGS := $(shell pkg-config --cflags libvirt libvirt-qemu 2>/dev/null)
 LIBVIRT_LIBS := $(shell pkg-config --libs libvirt libvirt-qemu 2>/dev/null || echo -lvirt -lvirt-qemu)
-$(OBJ)/tools/hwpoison-guest.o $(OBJ)/tools/libvirt_domain.o: HOST_CFLAGS += -DHWLAB_LIBVIRT $(LIBVIRT_CFLAGS)
-$(BUILD)/hwpoison-guest: $(OBJ)/tools/hwpoison-guest.o $(OBJ)/tools/libvirt_domain.o \
-		$(OBJ)/tools/memory_failure_event.o $(OBJ)/tools/hwpoison_guest_options.o \
-		$(BUILD)/libhwlab.a
+# The tool's parts (tools/hwpoison_guest.h): both builds link these; main()
+# is compiled for each, the libvirt part only into the libvirt build.
+HWPOISON_GUEST_OBJS := $(patsubst %,$(OBJ)/tools/hwpoison_guest_%.o,options target page inject soak)
+$(OBJ)/tools/hwpoison-guest.o $(OBJ)/tools/hwpoison_guest_libvirt.o $(OBJ)/tools/libvirt_domain.o: \
+	HOST_CFLAGS += -DHWLAB_LIBVIRT $(LIBVIRT_CFLAGS)
+$(BUILD)/hwpoison-guest: $(OBJ)/tools/hwpoison-guest.o $(OBJ)/tools/hwpoison_guest_libvirt.o \
+		$(OBJ)/tools/libvirt_domain.o $(OBJ)/tools/memory_failure_event.o \
+		$(HWPOISON_GUEST_OBJS) $(BUILD)/libhwlab.a
 	$(CC) -o $@ $^ $(LIBVIRT_LIBS)
 
 $(OBJ)/static/tools/hwpoison-guest.o: tools/hwpoison-guest.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -c -o $@ $<
-$(BUILD)/static/hwpoison-guest: $(OBJ)/static/tools/hwpoison-guest.o \
-		$(OBJ)/tools/hwpoison_guest_options.o $(BUILD)/libhwlab.a
+$(BUILD)/static/hwpoison-guest: $(OBJ)/static/tools/hwpoison-guest.o $(HWPOISON_GUEST_OBJS) \
+		$(BUILD)/libhwlab.a
 	@mkdir -p $(dir $@)
 	$(CC) -static -o $@ $^
 

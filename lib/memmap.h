@@ -70,6 +70,8 @@ struct memmap {
 	unsigned int count;
 };
 
+/* memmap_dir.c: where tables live */
+
 /* The private directory of a VMM running as uid, and its table's path in it. */
 void memmap_default_dir(char *buf, size_t len, uid_t uid);
 void memmap_default_path(char *buf, size_t len, pid_t pid, uid_t uid);
@@ -92,6 +94,9 @@ int memmap_private_dir(const char *dir, char *err, size_t errlen);
  * Returns how many it removed, or -1 with a message in err.
  */
 int memmap_clean_stale(int dirfd, char *err, size_t errlen);
+
+/* memmap.c: the format */
+
 /* Returns 0, or -1 with errno set. */
 int memmap_write(FILE *f, const struct memmap *m);
 /*
@@ -101,6 +106,10 @@ int memmap_write(FILE *f, const struct memmap *m);
  * wrong; also for no header, no slot, a read error).
  */
 int memmap_read(FILE *f, struct memmap *m, char *err, size_t errlen);
+/* The slot holding gpa, or NULL. */
+const struct memmap_slot *memmap_find_gpa(const struct memmap *m, uint64_t gpa);
+
+/* memmap_proc.c: the process behind a table */
 
 /*
  * A process's start time from its /proc/PID/stat line (field 22, after a
@@ -116,6 +125,8 @@ unsigned long long proc_start_time(pid_t pid);
  * to /proc/PID/fd, the process gone).
  */
 int memmap_held_by(pid_t pid, const struct stat *st, char *err, size_t errlen);
+
+/* memmap_maps.c: a table against its process's mappings */
 
 /* Which mappings count as guest RAM for memmap_check_maps(). */
 enum guest_ram_rule {
@@ -145,8 +156,6 @@ enum guest_ram_rule {
  */
 int memmap_check_maps(const struct memmap *m, FILE *maps, enum guest_ram_rule rule, char *err,
 		      size_t errlen);
-/* The slot holding gpa, or NULL. */
-const struct memmap_slot *memmap_find_gpa(const struct memmap *m, uint64_t gpa);
 /*
  * For a page of a shared file mapping (hwlab-vmm's hugetlb-shared memfd):
  * does any process but pid hold the file pid maps at hva, open (an fd in
