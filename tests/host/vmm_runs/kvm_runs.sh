@@ -72,6 +72,10 @@ expect "${pfx}guest-fail-file-line" 1 '"event":"guest_fail","vcpu":0,"reason":"g
 start_bg() {
 	local log=$1 n=0
 	shift
+	# emptied here, not only by the job's redirection: until the job runs,
+	# the wait below would read the last run's log (its guest_pass and the
+	# pid of a VMM long gone)
+	: >"$log"
 	timeout 300 "$vmm" "$@" >"$log" 2>&1 &
 	bg_pid=$!
 	while ! grep -q '"event":"guest_pass"' "$log" && kill -0 $bg_pid 2>/dev/null &&
