@@ -102,7 +102,7 @@ $(BUILD)/hwlab-stamp: $(OBJ)/tools/hwlab-stamp.o $(BUILD)/libhwlab.a
 
 # The checks' two readers, a report line's member and a page's PFN: static,
 # as the outer VM (which has no python) runs them too.
-$(BUILD)/json-field: $(OBJ)/tools/json-field.o
+$(BUILD)/json-field: $(OBJ)/tools/json-field.o $(BUILD)/libhwlab.a
 	$(CC) -static -o $@ $^
 
 $(BUILD)/pagemap-pfn: $(OBJ)/tools/pagemap-pfn.o $(BUILD)/libhwlab.a
