@@ -233,41 +233,60 @@ static int value(struct json_line *l, int depth, int top)
 	return json_line__bad(l, "Expecting value");
 }
 
-/* One member of the line's object: its name, raw, then its value, top. */
-static int member(struct json_line *l)
+/* A value's type, by its first byte (JSON spells each type's values with their own). */
+static int type_of(int c)
 {
-	if (json_line__next(l) != '"')
-		return json_line__bad(l, "Expecting property name enclosed in double quotes");
-	hook(l->hooks->member_name, l->hooks->ctx);
-	if (json_line__string_body(l, 1))
-		return -1;
-	skip_ws(l);
-	if (expect_byte(l, ':', "':' delimiter"))
-		return -1;
+	switch (c) {
+	case '"': return JSON_LINE_STRING;
+	case '[': return JSON_LINE_ARRAY;
+	case '{': return JSON_LINE_OBJECT;
+	case 't': case 'f': case 'n': return JSON_LINE_LITERAL;
+	}
+	return c == '-' || (c >= '0' && c <= '9') ? JSON_LINE_NUMBER : 0;
+}
+
+/*
+ * One member of the line's object (its name, raw, then its value, top), or
+ * one element of the line's array (no name: the caller hears no member_name).
+ */
+static int member(struct json_line *l, int named)
+{
+	if (named) {
+		if (json_line__next(l) != '"')
+			return json_line__bad(l, "Expecting property name enclosed in double quotes");
+		hook(l->hooks->member_name, l->hooks->ctx);
+		if (json_line__string_body(l, 1))
+			return -1;
+		skip_ws(l);
+		if (expect_byte(l, ':', "':' delimiter"))
+			return -1;
+	}
 	hook(l->hooks->member_value, l->hooks->ctx);
+	skip_ws(l);
+	l->type = type_of(json_line__peek(l));
 	if (value(l, 1, 1))
 		return -1;
 	hook(l->hooks->member_end, l->hooks->ctx);
 	return 0;
 }
 
-/* The line's object, from its '{' to the end of the line. */
-static int report_object(struct json_line *l)
+/* The line's object (or array: close is ']'), from its '{' to the end of the line. */
+static int report_object(struct json_line *l, int close)
 {
 	int c;
 
-	json_line__next(l);	/* the '{' */
+	json_line__next(l);	/* the '{' or '[' */
 	skip_ws(l);
-	if (json_line__peek(l) == '}') {
+	if (json_line__peek(l) == close) {
 		json_line__next(l);
 	} else {
 		for (;;) {
 			skip_ws(l);
-			if (member(l))
+			if (member(l, close == '}'))
 				return -1;
 			skip_ws(l);
 			c = json_line__next(l);
-			if (c == '}')
+			if (c == close)
 				break;
 			if (c != ',')
 				return json_line__bad(l, "Expecting ',' delimiter");
@@ -281,7 +300,7 @@ static int report_object(struct json_line *l)
 
 /* --- one line */
 
-int json_line_read(struct json_line *l, FILE *in, const struct json_line_hooks *hooks)
+int json_line__read(struct json_line *l, FILE *in, const struct json_line_hooks *hooks, int open)
 {
 	static const struct json_line_hooks none;
 	int c, odd_blank, kind = JSON_LINE_OTHER;
@@ -301,16 +320,21 @@ int json_line_read(struct json_line *l, FILE *in, const struct json_line_hooks *
 		odd_blank |= c == '\v' || c == '\f';
 		json_line__next(l);
 	}
-	if (c == '{') {
+	if (c == open) {
 		kind = JSON_LINE_REPORT;
 		if (odd_blank)
 			json_line__bad(l, "Expecting value (a \\v or \\f is not a JSON blank)");
 		else
-			report_object(l);
+			report_object(l, open == '[' ? ']' : '}');
 	}
 	/* the rest of the line: to its end, the excerpt filled */
 	while (json_line__next(l) != EOF)
 		;
 	l->excerpt[l->excerpt_len] = 0;
 	return l->why[0] ? JSON_LINE_MALFORMED : kind;
+}
+
+int json_line_read(struct json_line *l, FILE *in, const struct json_line_hooks *hooks)
+{
+	return json_line__read(l, in, hooks, '{');
 }

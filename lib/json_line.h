@@ -52,6 +52,15 @@ enum json_line_kind {
 	JSON_LINE_MALFORMED,	/* a report line that is not one JSON object: see why */
 };
 
+/* What a value is: told by its first byte, as JSON spells each type's own way. */
+enum json_line_type {
+	JSON_LINE_STRING = 1,
+	JSON_LINE_NUMBER,
+	JSON_LINE_LITERAL,	/* true, false or null */
+	JSON_LINE_ARRAY,
+	JSON_LINE_OBJECT,
+};
+
 /* One line's parse: its state and, after json_line_read(), what it was. */
 struct json_line {
 	FILE *in;
@@ -61,6 +70,7 @@ struct json_line {
 	char excerpt[JSON_LINE_EXCERPT + 1];	/* the line's first bytes, NUL-terminated */
 	size_t excerpt_len;
 	char why[160];		/* the first reason the line is malformed, with its column */
+	int type;		/* the member being heard: its value's enum json_line_type */
 };
 
 /*
@@ -96,5 +106,17 @@ int json_line_match_end(struct json_line_match *m);
  */
 ssize_t json_line_member(const char *line, const char *name, char *buf, size_t size,
 			 char *why, size_t whysize);
+
+/*
+ * json_line_member(), and what the value is (*type, when found; type may
+ * be NULL), so that a string is told from other JSON spelt the same; or,
+ * name NULL, the element index (0 first) of the JSON array on line (a line
+ * whose first non-blank byte is '['). A value inside a value is found by
+ * calling again on the compact JSON its array or object comes as: a QMP
+ * reply's "return", then its first element, then that object's "thread-id".
+ */
+ssize_t json_line_value(const char *line, const char *name, size_t index,
+			enum json_line_type *type, char *buf, size_t size, char *why,
+			size_t whysize);
 
 #endif

@@ -21,6 +21,13 @@ static inline void json_line__emit_c(struct json_line *l, char c)
 	json_line__emit(l, &c, 1);
 }
 
+/*
+ * json_line_read(), for a line whose first non-blank byte is open: '{', a
+ * report line, or '[', an array whose elements are heard as members without
+ * a name (no member_name hook).
+ */
+int json_line__read(struct json_line *l, FILE *in, const struct json_line_hooks *hooks, int open);
+
 /* A string after its opening quote; raw: its characters as they are, else as JSON. */
 int json_line__string_body(struct json_line *l, int raw);
 

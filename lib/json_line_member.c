@@ -2,13 +2,15 @@
 /*
  * Finding a report line's top-level member (json_line.h): a wanted string
  * compared as its pieces are parsed, so that neither a name nor a value is
- * ever held whole; and json_line_member(), the same for a line in memory.
+ * ever held whole; and json_line_member() / json_line_value(), the same
+ * for a line in memory, an object's member or an array's element.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
 
 #include "json_line.h"
+#include "json_line_internal.h"
 
 void json_line_match_start(struct json_line_match *m)
 {
@@ -39,8 +41,12 @@ int json_line_match_end(struct json_line_match *m)
 }
 
 struct member_search {
-	struct json_line_match name;
+	struct json_line_match name;	/* want NULL: an element, by its index */
+	size_t index;
+	size_t seen;	/* elements heard */
+	const struct json_line *line;
 	int in_value;	/* the wanted member's value is being heard */
+	int type;	/* of the last occurrence's value */
 	char *buf;
 	size_t size;
 	size_t len;	/* of the last occurrence's value, whole */
@@ -58,7 +64,10 @@ static void search_value(void *ctx)
 {
 	struct member_search *s = ctx;
 
-	s->in_value = json_line_match_end(&s->name);
+	if (s->name.want)
+		s->in_value = json_line_match_end(&s->name);
+	else
+		s->in_value = s->seen++ == s->index;
 	if (s->in_value) {
 		s->found = 1;
 		s->len = 0;	/* a duplicate: the last one counts */
@@ -69,6 +78,8 @@ static void search_end(void *ctx)
 {
 	struct member_search *s = ctx;
 
+	if (s->in_value)
+		s->type = s->line->type;
 	s->in_value = 0;
 }
 
@@ -90,12 +101,21 @@ static void search_bytes(void *ctx, const char *p, size_t n)
 ssize_t json_line_member(const char *line, const char *name, char *buf, size_t size,
 			 char *why, size_t whysize)
 {
-	struct member_search s = { .name.want = name, .buf = buf, .size = size };
+	return json_line_value(line, name, 0, NULL, buf, size, why, whysize);
+}
+
+ssize_t json_line_value(const char *line, const char *name, size_t index,
+			enum json_line_type *type, char *buf, size_t size, char *why,
+			size_t whysize)
+{
+	struct json_line l;
+	struct member_search s = {
+		.name.want = name, .index = index, .line = &l, .buf = buf, .size = size,
+	};
 	const struct json_line_hooks hooks = {
 		.member_name = search_name, .member_value = search_value,
 		.member_end = search_end, .bytes = search_bytes, .ctx = &s,
 	};
-	struct json_line l;
 	FILE *in;
 	int kind;
 
@@ -110,7 +130,7 @@ ssize_t json_line_member(const char *line, const char *name, char *buf, size_t s
 			snprintf(why, whysize, "cannot read the line: out of memory");
 		return -2;
 	}
-	kind = json_line_read(&l, in, &hooks);
+	kind = json_line__read(&l, in, &hooks, name ? '{' : '[');
 	fclose(in);
 	if (kind == JSON_LINE_MALFORMED) {
 		if (why && whysize)
@@ -121,5 +141,7 @@ ssize_t json_line_member(const char *line, const char *name, char *buf, size_t s
 		return -1;
 	if (size)
 		buf[s.len < size ? s.len : size - 1] = 0;
+	if (type)
+		*type = s.type;
 	return (ssize_t)s.len;
 }

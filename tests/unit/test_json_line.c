@@ -206,3 +206,73 @@ UNIT_TEST(json_line_match, "json_line: a wanted string compared piece by piece")
 	json_line_match_feed(&m, "n", 1);
 	CHECK_EQ(json_line_match_end(&m), 0);	/* a difference is not forgotten */
 }
+
+/* json_line_value() of line: "type:value", or "<absent>" / "<malformed>". */
+static const char *value_of(const char *line, const char *name, size_t index)
+{
+	static const char *const types[] = { "?", "string", "number", "literal", "array", "object" };
+	static char buf[256], out[300];
+	enum json_line_type type = 0;
+	ssize_t n = json_line_value(line, name, index, &type, buf, sizeof(buf), NULL, 0);
+
+	if (n == -1)
+		return "<absent>";
+	if (n == -2)
+		return "<malformed>";
+	snprintf(out, sizeof(out), "%s:%s", type <= JSON_LINE_OBJECT ? types[type] : "?", buf);
+	return out;
+}
+
+#define CHECK_VALUE(line, name, index, want)					\
+	do {									\
+		const char *got_ = value_of(line, name, index);			\
+		CHECK(!strcmp(got_, want), "%s[%zu] of %s: '%s', expected '%s'",	\
+		      (name) ? (name) : "element", (size_t)(index), line, got_, want); \
+	} while (0)
+
+UNIT_TEST(json_line_value, "json_line: a value's type; an array's elements; a value in a value")
+{
+	const char *reply = "{\"return\": [{\"thread-id\": 4242, \"props\": {\"thread-id\": 0}},"
+			    " {\"thread-id\": 4243}], \"id\": \"libvirt-13\"}";
+	char cpus[256], cpu0[256];
+	enum json_line_type type = 0;
+
+	/* each type, told apart where the spelling is the same */
+	CHECK_VALUE("{\"s\":\"{}\",\"o\":{}}", "s", 0, "string:{}");
+	CHECK_VALUE("{\"s\":\"{}\",\"o\":{}}", "o", 0, "object:{}");
+	CHECK_VALUE("{\"s\":\"12\",\"n\":12,\"m\":-1.5e3}", "s", 0, "string:12");
+	CHECK_VALUE("{\"s\":\"12\",\"n\":12,\"m\":-1.5e3}", "n", 0, "number:12");
+	CHECK_VALUE("{\"s\":\"12\",\"n\":12,\"m\":-1.5e3}", "m", 0, "number:-1.5e3");
+	CHECK_VALUE("{\"t\":true,\"f\":false,\"z\":null}", "t", 0, "literal:true");
+	CHECK_VALUE("{\"t\":true,\"f\":false,\"z\":null}", "z", 0, "literal:null");
+	CHECK_VALUE("{\"a\":[ \"x\" ]}", "a", 0, "array:[\"x\"]");
+	/* a duplicate: the last one counts, its type too */
+	CHECK_VALUE("{\"d\":1,\"d\":\"one\"}", "d", 0, "string:one");
+	CHECK_VALUE("{\"d\":\"one\",\"d\":1}", "d", 0, "number:1");
+	/* an array's elements, by index: strings raw, the rest compact */
+	CHECK_VALUE("[ \"a\\\"b\" , {\"k\" : [1]}, 3 ]", NULL, 0, "string:a\"b");
+	CHECK_VALUE("[ \"a\\\"b\" , {\"k\" : [1]}, 3 ]", NULL, 1, "object:{\"k\":[1]}");
+	CHECK_VALUE("[ \"a\\\"b\" , {\"k\" : [1]}, 3 ]", NULL, 2, "number:3");
+	CHECK_VALUE("[ \"a\\\"b\" , {\"k\" : [1]}, 3 ]", NULL, 3, "<absent>");
+	CHECK_VALUE("[]", NULL, 0, "<absent>");
+	CHECK_VALUE(" [1,]", NULL, 0, "<malformed>");
+	CHECK_VALUE("[1] 2", NULL, 0, "<malformed>");
+	CHECK_VALUE("[" BRACKETS_OPEN BRACKETS_CLOSE "]", NULL, 0, "<malformed>");
+	/* an array is no object, an object no array */
+	CHECK_VALUE("[{\"k\":1}]", "k", 0, "<absent>");
+	CHECK_VALUE("{\"k\":1}", NULL, 0, "<absent>");
+	CHECK_VALUE("", NULL, 0, "<absent>");
+	/* a value in a value: the compact JSON of one is the line of the next */
+	CHECK(json_line_value(reply, "return", 0, &type, cpus, sizeof(cpus), NULL, 0) > 0 &&
+	      type == JSON_LINE_ARRAY, "return: '%s'", cpus);
+	CHECK(json_line_value(cpus, NULL, 0, &type, cpu0, sizeof(cpu0), NULL, 0) > 0 &&
+	      type == JSON_LINE_OBJECT, "return[0]: '%s'", cpu0);
+	CHECK_VALUE(cpu0, "thread-id", 0, "number:4242");
+	CHECK_VALUE(cpus, NULL, 1, "object:{\"thread-id\":4243}");
+	/* a string that spells an object stays a string: not a value to go into */
+	CHECK_VALUE("{\"s\":\"{\\\"k\\\":1}\"}", "s", 0, "string:{\"k\":1}");
+	/* the type is left alone when nothing is found */
+	type = JSON_LINE_OBJECT;
+	CHECK_EQ(json_line_value("{\"a\":1}", "b", 0, &type, NULL, 0, NULL, 0), -1);
+	CHECK_EQ(type, JSON_LINE_OBJECT);
+}
