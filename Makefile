@@ -69,7 +69,8 @@ $(BUILD)/hwlab-vmm: $(OBJ)/vmm/main.o $(BUILD)/libvmm.a $(BUILD)/libhwlab.a
 	$(CC) $(VMM_STATIC) $(SAN_FLAGS) -pthread -o $@ $^
 
 $(BUILD)/unit-tests: $(UNIT_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/tools/memory_failure_event.o \
-		$(OBJ)/tools/hwpoison_guest_options.o $(BUILD)/libvmm.a $(BUILD)/libhwlab.a
+		$(OBJ)/tools/hwpoison_guest_options.o $(OBJ)/tools/hwpoison_guest_soak_line.o \
+		$(BUILD)/libvmm.a $(BUILD)/libhwlab.a
 	$(CC) $(SAN_FLAGS) -pthread -o $@ $^
 
 $(OBJ)/tests/unit/%.o: HOST_CFLAGS += -Itests/unit -Itools
@@ -81,7 +82,7 @@ LIBVIRT_CFLAGS := $(shell pkg-config --cflags libvirt libvirt-qemu 2>/dev/null)
 LIBVIRT_LIBS := $(shell pkg-config --libs libvirt libvirt-qemu 2>/dev/null || echo -lvirt -lvirt-qemu)
 # The tool's parts (tools/hwpoison_guest.h): both builds link these; main()
 # is compiled for each, the libvirt part only into the libvirt build.
-HWPOISON_GUEST_OBJS := $(patsubst %,$(OBJ)/tools/hwpoison_guest_%.o,options target page inject soak)
+HWPOISON_GUEST_OBJS := $(patsubst %,$(OBJ)/tools/hwpoison_guest_%.o,options target page inject soak soak_line)
 $(OBJ)/tools/hwpoison-guest.o $(OBJ)/tools/hwpoison_guest_libvirt.o $(OBJ)/tools/libvirt_domain.o: \
 	HOST_CFLAGS += -DHWLAB_LIBVIRT $(LIBVIRT_CFLAGS)
 $(BUILD)/hwpoison-guest: $(OBJ)/tools/hwpoison-guest.o $(OBJ)/tools/hwpoison_guest_libvirt.o \
@@ -102,7 +103,7 @@ $(BUILD)/hwlab-stamp: $(OBJ)/tools/hwlab-stamp.o $(BUILD)/libhwlab.a
 
 # The checks' two readers, a report line's member and a page's PFN: static,
 # as the outer VM (which has no python) runs them too.
-$(BUILD)/json-field: $(OBJ)/tools/json-field.o
+$(BUILD)/json-field: $(OBJ)/tools/json-field.o $(BUILD)/libhwlab.a
 	$(CC) -static -o $@ $^
 
 $(BUILD)/pagemap-pfn: $(OBJ)/tools/pagemap-pfn.o $(BUILD)/libhwlab.a

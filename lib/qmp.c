@@ -12,47 +12,44 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "json_line.h"
 #include "parse_num.h"
 
+/*
+ * QEMU's answers are read as JSON (lib/json_line), never searched as text:
+ * a reply or event is told by its top-level members only, so that a
+ * "return" inside an event's data, or inside a string, is not taken for one.
+ */
 int qmp_return_string(const char *line, char *out, size_t len)
 {
-	const char *p = strstr(line, "\"return\"");
-	size_t n = 0;
+	enum json_line_type type = 0;
+	ssize_t n;
 
-	if (!p || !len)
+	if (!len)
 		return -1;
-	p += strlen("\"return\"");
-	while (*p == ' ' || *p == ':')
-		p++;
-	if (*p++ != '"')
+	n = json_line_value(line, "return", 0, &type, out, len, NULL, 0);
+	/* refused, not cut; and a \u0000 inside would cut the C string */
+	if (n < 0 || type != JSON_LINE_STRING || (size_t)n >= len || strlen(out) != (size_t)n)
 		return -1;
-	for (; *p && *p != '"'; p++) {
-		char c = *p;
-
-		if (c == '\\') {
-			switch (*++p) {
-			case 'n': c = '\n'; break;
-			case 'r': c = '\r'; break;
-			case 't': c = '\t'; break;
-			case '"': case '\\': case '/': c = *p; break;
-			case 'u':	/* not in gpa2hva's answers: keep a placeholder */
-				if (strnlen(p, 5) < 5)
-					return -1;
-				p += 4;
-				c = '?';
-				break;
-			default:
-				return -1;
-			}
-		}
-		if (n + 1 >= len)
-			return -1;
-		out[n++] = c;
-	}
-	if (*p != '"')
-		return -1;	/* unterminated */
-	out[n] = 0;
 	return 0;
+}
+
+static int has_member(const char *line, const char *name)
+{
+	return json_line_member(line, name, NULL, 0, NULL, 0) >= 0;
+}
+
+int qmp_message_kind(const char *line)
+{
+	if (has_member(line, "return"))
+		return QMP_RETURN;
+	if (has_member(line, "error"))
+		return QMP_ERROR;
+	if (has_member(line, "event"))
+		return QMP_EVENT;
+	if (has_member(line, "QMP"))
+		return QMP_GREETING;
+	return QMP_OTHER;
 }
 
 int qmp_parse_gpa2hva(const char *text, uint64_t gpa, uint64_t *hva)
@@ -117,8 +114,7 @@ static int read_reply(int fd, char *buf, size_t len)
 	do {
 		if (read_line(fd, buf, len))
 			return -1;
-	} while (strstr(buf, "\"event\"") && !strstr(buf, "\"return\"") &&
-		 !strstr(buf, "\"error\""));
+	} while (qmp_message_kind(buf) == QMP_EVENT);
 	return 0;
 }
 
@@ -154,12 +150,12 @@ int qmp_hmp(const char *path, const char *command, char *out, size_t len, char *
 		snprintf(err, err_len, "cannot connect to QMP socket %s: %s", path, strerror(errno));
 		goto out;
 	}
-	if (read_line(fd, line, sizeof(line)) || !strstr(line, "\"QMP\"")) {
+	if (read_line(fd, line, sizeof(line)) || qmp_message_kind(line) != QMP_GREETING) {
 		snprintf(err, err_len, "%s: no QMP greeting (is it QEMU's -qmp socket?)", path);
 		goto out;
 	}
 	if (send_all(fd, "{\"execute\":\"qmp_capabilities\"}\n") ||
-	    read_reply(fd, line, sizeof(line)) || !strstr(line, "\"return\"")) {
+	    read_reply(fd, line, sizeof(line)) || qmp_message_kind(line) != QMP_RETURN) {
 		snprintf(err, err_len, "%s: qmp_capabilities refused: %.200s", path, line);
 		goto out;
 	}
@@ -180,22 +176,39 @@ out:
 	return r;
 }
 
+/* The value of json's member name (NULL: its first element), if it is of type want: malloc'd. */
+static char *value_dup(const char *json, const char *name, enum json_line_type want)
+{
+	enum json_line_type type = 0;
+	ssize_t n = json_line_value(json, name, 0, &type, NULL, 0, NULL, 0);
+	char *s;
+
+	if (n < 0 || type != want)
+		return NULL;
+	s = malloc((size_t)n + 1);
+	if (s)
+		json_line_value(json, name, 0, NULL, s, (size_t)n + 1, NULL, 0);
+	return s;
+}
+
 int qmp_first_thread_id(const char *reply, long *tid)
 {
-	const char *p = strstr(reply, "\"thread-id\"");
-	char *end;
-	long v;
+	char *cpus = value_dup(reply, "return", JSON_LINE_ARRAY);
+	char *cpu0 = cpus ? value_dup(cpus, NULL, JSON_LINE_OBJECT) : NULL;
+	enum json_line_type type = 0;
+	char num[24];
+	ssize_t n = cpu0 ? json_line_value(cpu0, "thread-id", 0, &type, num, sizeof(num), NULL, 0) : -1;
+	long v = 0;
 
-	if (!p)
-		return -1;
-	p += strlen("\"thread-id\"");
-	while (*p == ' ' || *p == ':')
-		p++;
-	if (*p < '1' || *p > '9')
+	free(cpus);
+	free(cpu0);
+	/* a whole decimal number, as a tid is spelt: no sign, fraction or exponent */
+	if (n <= 0 || (size_t)n >= sizeof(num) || type != JSON_LINE_NUMBER ||
+	    strspn(num, "0123456789") != (size_t)n || num[0] == '0')
 		return -1;
 	errno = 0;
-	v = strtol(p, &end, 10);
-	if (errno || v <= 0 || v > 0x3fffffff || (*end != ',' && *end != '}' && *end != ' '))
+	v = strtol(num, NULL, 10);
+	if (errno || v <= 0 || v > 0x3fffffff)
 		return -1;
 	*tid = v;
 	return 0;

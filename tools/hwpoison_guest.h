@@ -4,7 +4,8 @@
  * one concern a file: proving the target process and its table
  * (hwpoison_guest_target.c), GPA -> HVA -> PFN of a page that is the VMM's
  * alone (hwpoison_guest_page.c), the write (hwpoison_guest_inject.c), the
- * soak (hwpoison_guest_soak.c) and a libvirt domain's page
+ * soak (hwpoison_guest_soak.c, its report lines read by
+ * hwpoison_guest_soak_line.c) and a libvirt domain's page
  * (hwpoison_guest_libvirt.c, in the libvirt build only). Each refusal dies
  * with its message: the tool poisons only what every check let through.
  */
@@ -56,6 +57,25 @@ uint64_t hwpoison_guest_poison(const struct hwpoison_guest *g, pid_t pid, const 
 /* hwpoison_guest_soak.c: --soak; 1 if an event was lost or duplicated */
 int hwpoison_guest_soak(const struct hwpoison_guest *g, pid_t pid, const struct memmap *m,
 			uint64_t first);
+/* One VMM report line, as the soak takes it */
+enum soak_line_kind {
+	SOAK_LINE_OTHER,	/* none of the soak's: a malformed line too */
+	SOAK_LINE_INJECT,	/* sigbus, action inject: the VMM injected it */
+	SOAK_LINE_RETIRED,	/* guest_retired: the guest acknowledged it */
+};
+
+struct soak_line {
+	int kind;		/* enum soak_line_kind */
+	uint64_t gpa;		/* 0 when absent, as each number */
+	uint64_t t_ns;		/* the line's */
+	uint64_t signal_t_ns;	/* inject: the SIGBUS handler's */
+	uint64_t queued_t_ns;	/* inject, AO: the monitor queued it for a vCPU */
+	int ar;			/* inject: si_code BUS_MCEERR_AR */
+};
+
+/* hwpoison_guest_soak_line.c: line's members the soak uses into s; its kind. Pure. */
+int hwpoison_guest_soak_line(const char *line, struct soak_line *s);
+
 /* hwpoison_guest_libvirt.c: --domain or --watch; an exit status */
 int hwpoison_guest_libvirt(struct hwpoison_guest *g);
 

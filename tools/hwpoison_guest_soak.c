@@ -41,40 +41,24 @@ struct soak {
 	struct soak_event *ev;
 };
 
-/* The number after "key": (decimal, or a quoted 0x... string); 0 if absent. */
-static uint64_t json_u64(const char *line, const char *key)
-{
-	char pat[48];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = strstr(line, pat);
-	if (!p)
-		return 0;
-	p += strlen(pat);
-	if (*p == '"')
-		p++;
-	return strtoull(p, NULL, 0);
-}
-
+/* Report lines read by hwpoison_guest_soak_line(): as JSON, never searched as text. */
 static void soak_account(struct soak *sk, const char *line, uint64_t now)
 {
-	int retired = strstr(line, "\"event\":\"guest_retired\"") != NULL;
-	int inject = strstr(line, "\"event\":\"sigbus\"") && strstr(line, "\"action\":\"inject\"");
-	uint64_t gpa = json_u64(line, "gpa");
+	struct soak_line l;
 	struct soak_event *e;
 
-	if ((!retired && !inject) || gpa < sk->first || (gpa - sk->first) / PAGE >= sk->events)
+	if (hwpoison_guest_soak_line(line, &l) == SOAK_LINE_OTHER || l.gpa < sk->first ||
+	    (l.gpa - sk->first) / PAGE >= sk->events)
 		return;
-	e = &sk->ev[(gpa - sk->first) / PAGE];
-	if (inject && !e->injected++) {
-		e->t_signal = json_u64(line, "signal_t_ns");
-		e->t_queued = json_u64(line, "queued_t_ns");
-		e->t_inject = json_u64(line, "t_ns");
-		e->ar = strstr(line, "BUS_MCEERR_AR") != NULL;
+	e = &sk->ev[(l.gpa - sk->first) / PAGE];
+	if (l.kind == SOAK_LINE_INJECT && !e->injected++) {
+		e->t_signal = l.signal_t_ns;
+		e->t_queued = l.queued_t_ns;
+		e->t_inject = l.t_ns;
+		e->ar = l.ar;
 	}
-	if (retired && !e->retired++) {
-		e->t_retired = json_u64(line, "t_ns");
+	if (l.kind == SOAK_LINE_RETIRED && !e->retired++) {
+		e->t_retired = l.t_ns;
 		e->t_seen = now;
 	}
 }

@@ -26,17 +26,11 @@
  * stderr, so that an empty $(...) has a reason in the log); 2 for a
  * malformed line or bad arguments.
  *
- * What the parser takes: RFC 8259's grammar and nothing more: no NaN or
- * Infinity, no comments, no trailing commas, no control character inside
- * a string; strings must be UTF-8 (no overlong form, no encoded surrogate,
- * nothing past U+10FFFF), every escape including \uXXXX, and a surrogate
- * pair as one character; a lone surrogate escape is refused, as UTF-8
- * cannot carry it. Nesting deeper than MAX_DEPTH is refused (a bound on
- * the recursion, not on any report). A duplicate member: the last one
- * counts, for FIELD and for the filters alike (what python's json does).
- * A number is printed and compared as the line spells it (1.50 stays
- * 1.50). Strings inside arrays and objects are printed escaped as JSON
- * (quotes, backslashes and control characters), non-ASCII as UTF-8.
+ * The parser is lib/json_line.h's: RFC 8259 and nothing more, nesting to
+ * JSON_LINE_MAX_DEPTH, a string as it is and anything else as compact JSON
+ * (a number as the line spells it: 1.50 stays 1.50). A duplicate member:
+ * the last one counts, for FIELD and for the filters alike (what python's
+ * json does).
  *
  * Memory is bounded whatever the input: the line is parsed as it is read,
  * one byte at a time, and the answers wait in a temporary file until the
@@ -44,42 +38,22 @@
  */
 #include <errno.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_DEPTH	128	/* arrays and objects, the line's own object included */
-#define EXCERPT_BYTES	200	/* of a malformed line, in its message */
+#include "json_line.h"
 
 static const char prog[] = "json-field";
 
-/* A wanted string (a member name or a filter's VALUE) compared as bytes come. */
-struct matcher {
-	const char *want;
-	size_t pos;
-	int differs;
-	int active;	/* being fed the current key or value */
-};
-
 struct filter {
-	struct matcher name, value;
+	struct json_line_match name, value;
 	int seen, equal;	/* in the current line: last occurrence wins */
 };
 
-struct reader {
-	FILE *in;
-	const char *name;	/* for messages: FILE, or "stdin" */
-	int live;
-	unsigned long line;	/* 1-based number of the current line */
-	unsigned long col;	/* bytes of it consumed */
-	int eol;		/* the current line ended: '\n' seen (1) or EOF (-1) */
-	char excerpt[EXCERPT_BYTES + 1];
-	size_t excerpt_len;
-	char why[160];		/* the first reason the line is malformed */
-
-	/* what the line's top-level members are matched against */
-	struct matcher field_name;
+/* What the lines' top-level members are matched against, and the answers. */
+struct answers {
+	struct json_line_match field_name;
 	struct filter *filters;
 	int nfilters;
 
@@ -112,580 +86,139 @@ static void out_failed(void)
 	exit(2);
 }
 
-/* --- input: one byte at a time, the line's number and column kept */
-
-/* The next byte of the input, left there. */
-static int peek_raw(struct reader *r)
-{
-	int c = getc_unlocked(r->in);
-
-	if (c != EOF)
-		ungetc(c, r->in);
-	return c;
-}
-
-/* The next byte of the current line, left there; EOF at its end. */
-static int peek(struct reader *r)
-{
-	int c;
-
-	if (r->eol)
-		return EOF;
-	c = peek_raw(r);
-	return c == '\n' ? EOF : c;
-}
-
-/* The next byte of the current line, or EOF at its end ('\n' is not taken). */
-static int next(struct reader *r)
-{
-	int c;
-
-	if (r->eol)
-		return EOF;
-	c = getc_unlocked(r->in);
-	if (c == '\n' || c == EOF) {
-		r->eol = c == '\n' ? 1 : -1;
-		return EOF;
-	}
-	r->col++;
-	if (r->excerpt_len < EXCERPT_BYTES)
-		r->excerpt[r->excerpt_len++] = (char)c;
-	return c;
-}
-
-/* Record why the line is malformed (the first reason counts); returns -1. */
-static int bad(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int bad(struct reader *r, const char *fmt, ...)
-{
-	va_list ap;
-	size_t n;
-
-	if (r->why[0])
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(r->why, sizeof(r->why), fmt, ap);
-	va_end(ap);
-	n = strlen(r->why);
-	snprintf(r->why + n, sizeof(r->why) - n, " at column %lu", r->col);
-	return -1;
-}
-
-/* --- output: the bytes of a value's spelling, to whoever wants them */
-
-static void feed(struct matcher *m, const char *p, size_t n)
-{
-	size_t have;
-
-	if (!m->active || m->differs)
-		return;
-	have = strlen(m->want + m->pos);
-	if (n > have || memcmp(m->want + m->pos, p, n))
-		m->differs = 1;
-	else
-		m->pos += n;
-}
-
-static void matcher_start(struct matcher *m)
-{
-	m->pos = 0;
-	m->differs = 0;
-	m->active = 1;
-}
-
-/* Stop feeding m: did it get exactly its string? */
-static int matcher_end(struct matcher *m)
-{
-	int equal = m->active && !m->differs && !m->want[m->pos];
-
-	m->active = 0;
-	return equal;
-}
-
-static void emit(struct reader *r, const char *p, size_t n)
-{
-	int i;
-
-	if (r->to_out && fwrite(p, 1, n, r->out) != n)
-		out_failed();
-	feed(&r->field_name, p, n);
-	for (i = 0; i < r->nfilters; i++) {
-		feed(&r->filters[i].name, p, n);
-		feed(&r->filters[i].value, p, n);
-	}
-}
-
-static void emit_c(struct reader *r, char c)
-{
-	emit(r, &c, 1);
-}
-
-/* One decoded character of a string: as it is (raw), or escaped as in JSON. */
-static void emit_char(struct reader *r, const char *utf8, size_t n, int raw)
-{
-	static const char hex[] = "0123456789abcdef";
-	unsigned char c = (unsigned char)utf8[0];
-	char esc[7] = "\\u00";
-
-	if (raw || n > 1 || (c >= 0x20 && c != '"' && c != '\\')) {
-		emit(r, utf8, n);
-		return;
-	}
-	switch (c) {
-	case '"': emit(r, "\\\"", 2); return;
-	case '\\': emit(r, "\\\\", 2); return;
-	case '\b': emit(r, "\\b", 2); return;
-	case '\f': emit(r, "\\f", 2); return;
-	case '\n': emit(r, "\\n", 2); return;
-	case '\r': emit(r, "\\r", 2); return;
-	case '\t': emit(r, "\\t", 2); return;
-	}
-	esc[4] = hex[c >> 4];
-	esc[5] = hex[c & 15];
-	emit(r, esc, 6);
-}
-
-/* --- the parser: RFC 8259 over the bytes of one line */
-
-static void skip_ws(struct reader *r)
-{
-	int c;
-
-	while ((c = peek(r)) == ' ' || c == '\t' || c == '\r')
-		next(r);
-}
-
-static int expect_byte(struct reader *r, int want, const char *what)
-{
-	int c = next(r);
-
-	if (c != want)
-		return bad(r, "Expecting %s%s", what, c == EOF ? " (the line ends)" : "");
-	return 0;
-}
-
-static int hex4(struct reader *r, unsigned *v)
-{
-	int i, c;
-
-	*v = 0;
-	for (i = 0; i < 4; i++) {
-		c = next(r);
-		if (c >= '0' && c <= '9')
-			*v = *v << 4 | (unsigned)(c - '0');
-		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-			*v = *v << 4 | (unsigned)((c | 0x20) - 'a' + 10);
-		else
-			return bad(r, "Invalid \\uXXXX escape");
-	}
-	return 0;
-}
-
-static size_t utf8_encode(unsigned cp, char *s)
-{
-	if (cp < 0x80) {
-		s[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		s[0] = (char)(0xc0 | cp >> 6);
-		s[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		s[0] = (char)(0xe0 | cp >> 12);
-		s[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-		s[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	s[0] = (char)(0xf0 | cp >> 18);
-	s[1] = (char)(0x80 | (cp >> 12 & 0x3f));
-	s[2] = (char)(0x80 | (cp >> 6 & 0x3f));
-	s[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
-}
-
-/* After a backslash: one escape, decoded (a surrogate pair is one character). */
-static int string_escape(struct reader *r, int raw)
-{
-	unsigned cp, low;
-	char utf8[4], c = (char)next(r);
-	const char *simple = strchr("\"\\/bfnrt", c);
-	static const char decoded[] = "\"\\/\b\f\n\r\t";
-
-	if (c && simple) {
-		emit_char(r, &decoded[simple - "\"\\/bfnrt"], 1, raw);
-		return 0;
-	}
-	if (c != 'u')
-		return bad(r, "Invalid \\escape");
-	if (hex4(r, &cp))
-		return -1;
-	if (cp >= 0xdc00 && cp <= 0xdfff)
-		return bad(r, "Lone surrogate \\u%04x (UTF-8 cannot carry it)", cp);
-	if (cp >= 0xd800 && cp <= 0xdbff) {
-		if (next(r) != '\\' || next(r) != 'u')
-			return bad(r, "Lone surrogate \\u%04x (UTF-8 cannot carry it)", cp);
-		if (hex4(r, &low))
-			return -1;
-		if (low < 0xdc00 || low > 0xdfff)
-			return bad(r, "Lone surrogate \\u%04x (UTF-8 cannot carry it)", cp);
-		cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
-	}
-	emit_char(r, utf8, utf8_encode(cp, utf8), raw);
-	return 0;
-}
-
-/* The continuation bytes of a UTF-8 sequence led by c, checked. */
-static int string_utf8(struct reader *r, int c, int raw)
-{
-	char s[4];
-	int n, i, b;
-	unsigned cp, min;
-
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = (unsigned)c & 0x1f, min = 0x80;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, cp = (unsigned)c & 0x0f, min = 0x800;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = (unsigned)c & 0x07, min = 0x10000;
-	else
-		return bad(r, "Invalid UTF-8 (byte 0x%02x)", c);
-	s[0] = (char)c;
-	for (i = 1; i < n; i++) {
-		b = peek(r);
-		if (b == EOF || (b & 0xc0) != 0x80)
-			return bad(r, "Invalid UTF-8 (a sequence cut short)");
-		next(r);
-		s[i] = (char)b;
-		cp = cp << 6 | ((unsigned)b & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return bad(r, "Invalid UTF-8 (U+%04X %s)", cp,
-			   cp < min ? "in an overlong form" : "is not a character");
-	emit_char(r, s, (size_t)n, raw);
-	return 0;
-}
-
-/* A string after its opening quote; raw: its characters as they are, else as JSON. */
-static int string_body(struct reader *r, int raw)
-{
-	int c;
-
-	if (!raw)
-		emit_c(r, '"');
-	for (;;) {
-		c = next(r);
-		if (c == '"')
-			break;
-		if (c == EOF)
-			return bad(r, "Unterminated string");
-		if (c < 0x20)
-			return bad(r, "Invalid control character 0x%02x in a string", c);
-		if (c == '\\') {
-			if (string_escape(r, raw))
-				return -1;
-		} else if (c >= 0x80) {
-			if (string_utf8(r, c, raw))
-				return -1;
-		} else {
-			char ch = (char)c;
-
-			emit_char(r, &ch, 1, raw);
-		}
-	}
-	if (!raw)
-		emit_c(r, '"');
-	return 0;
-}
-
-/* -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, emitted as it is spelt */
-static int digits(struct reader *r)
-{
-	int n = 0, c;
-
-	while ((c = peek(r)) >= '0' && c <= '9') {
-		emit_c(r, (char)next(r));
-		n++;
-	}
-	return n ? 0 : bad(r, "Expecting a digit");
-}
-
-static int number(struct reader *r)
-{
-	int c = peek(r);
-
-	if (c == '-') {
-		emit_c(r, (char)next(r));
-		c = peek(r);
-	}
-	if (c == '0') {
-		emit_c(r, (char)next(r));
-		c = peek(r);
-		if (c >= '0' && c <= '9')
-			return bad(r, "A number with a leading zero");
-	} else if (digits(r)) {
-		return -1;
-	}
-	if (peek(r) == '.') {
-		emit_c(r, (char)next(r));
-		if (digits(r))
-			return -1;
-	}
-	c = peek(r);
-	if (c == 'e' || c == 'E') {
-		emit_c(r, (char)next(r));
-		c = peek(r);
-		if (c == '+' || c == '-')
-			emit_c(r, (char)next(r));
-		if (digits(r))
-			return -1;
-	}
-	return 0;
-}
-
-static int literal(struct reader *r, const char *word)
-{
-	const char *p;
-
-	for (p = word; *p; p++)
-		if (next(r) != *p)
-			return bad(r, "Expecting value");
-	emit(r, word, strlen(word));
-	return 0;
-}
-
-static int value(struct reader *r, int depth, int top);
-
-/* An array or object after its opening bracket, emitted compactly. */
-static int compound(struct reader *r, int close, int depth)
-{
-	int c, first = 1;
-
-	if (depth > MAX_DEPTH)
-		return bad(r, "Nesting deeper than %d", MAX_DEPTH);
-	emit_c(r, (char)(close == ']' ? '[' : '{'));
-	for (;;) {
-		skip_ws(r);
-		c = peek(r);
-		if (c == close && first) {
-			next(r);
-			break;
-		}
-		if (!first) {
-			c = next(r);
-			if (c == close)
-				break;
-			if (c != ',')
-				return bad(r, "Expecting ',' delimiter");
-			emit_c(r, ',');
-			skip_ws(r);
-		}
-		first = 0;
-		if (close == '}') {
-			if (next(r) != '"')
-				return bad(r, "Expecting property name enclosed in double quotes");
-			if (string_body(r, 0))
-				return -1;
-			skip_ws(r);
-			if (expect_byte(r, ':', "':' delimiter"))
-				return -1;
-			emit_c(r, ':');
-		}
-		if (value(r, depth, 0))
-			return -1;
-		skip_ws(r);
-	}
-	emit_c(r, (char)close);
-	return 0;
-}
-
-/* A value; top: a member of the line's object, so a string goes out raw. */
-static int value(struct reader *r, int depth, int top)
-{
-	int c;
-
-	skip_ws(r);
-	c = peek(r);
-	switch (c) {
-	case '{':
-		next(r);
-		return compound(r, '}', depth + 1);
-	case '[':
-		next(r);
-		return compound(r, ']', depth + 1);
-	case '"':
-		next(r);
-		return string_body(r, top);
-	case 't':
-		return literal(r, "true");
-	case 'f':
-		return literal(r, "false");
-	case 'n':
-		return literal(r, "null");
-	}
-	if (c == '-' || (c >= '0' && c <= '9'))
-		return number(r);
-	if (c != EOF)
-		next(r);
-	return bad(r, "Expecting value");
-}
-
 /* --- one report line: its object's members matched as they are parsed */
 
 /* The start of FIELD's value: where its answer goes (again, for a duplicate). */
-static void field_begin(struct reader *r)
+static void field_begin(struct answers *a)
 {
-	if (fseeko(r->out, r->field_seen ? r->field_start : r->committed, SEEK_SET))
+	if (fseeko(a->out, a->field_seen ? a->field_start : a->committed, SEEK_SET))
 		out_failed();
-	r->field_start = r->field_seen ? r->field_start : r->committed;
-	r->field_seen = 1;
-	r->to_out = 1;
+	a->field_start = a->field_seen ? a->field_start : a->committed;
+	a->field_seen = 1;
+	a->to_out = 1;
 }
 
-static int member(struct reader *r)
+static void member_name(void *ctx)
 {
-	int i, is_field;
+	struct answers *a = ctx;
+	int i;
 
-	if (next(r) != '"')
-		return bad(r, "Expecting property name enclosed in double quotes");
-	matcher_start(&r->field_name);
-	for (i = 0; i < r->nfilters; i++)
-		matcher_start(&r->filters[i].name);
-	if (string_body(r, 1))
-		return -1;
-	is_field = matcher_end(&r->field_name);
-	for (i = 0; i < r->nfilters; i++)
-		if (matcher_end(&r->filters[i].name))
-			matcher_start(&r->filters[i].value);
-	skip_ws(r);
-	if (expect_byte(r, ':', "':' delimiter"))
-		return -1;
+	json_line_match_start(&a->field_name);
+	for (i = 0; i < a->nfilters; i++)
+		json_line_match_start(&a->filters[i].name);
+}
+
+static void member_value(void *ctx)
+{
+	struct answers *a = ctx;
+	int i, is_field = json_line_match_end(&a->field_name);
+
+	for (i = 0; i < a->nfilters; i++)
+		if (json_line_match_end(&a->filters[i].name))
+			json_line_match_start(&a->filters[i].value);
 	if (is_field)
-		field_begin(r);
-	if (value(r, 1, 1))
-		return -1;
-	r->to_out = 0;
-	for (i = 0; i < r->nfilters; i++) {
-		struct filter *f = &r->filters[i];
+		field_begin(a);
+}
+
+static void member_end(void *ctx)
+{
+	struct answers *a = ctx;
+	int i;
+
+	a->to_out = 0;
+	for (i = 0; i < a->nfilters; i++) {
+		struct filter *f = &a->filters[i];
 
 		if (f->value.active) {
 			f->seen = 1;
-			f->equal = matcher_end(&f->value);
+			f->equal = json_line_match_end(&f->value);
 		}
 	}
-	return 0;
 }
 
-static int report_object(struct reader *r)
+/* A member's name or value, in pieces: to the answers and the matchers. */
+static void member_bytes(void *ctx, const char *p, size_t n)
 {
-	int c;
+	struct answers *a = ctx;
+	int i;
 
-	next(r);	/* the '{' */
-	skip_ws(r);
-	if (peek(r) == '}') {
-		next(r);
-	} else {
-		for (;;) {
-			skip_ws(r);
-			if (member(r))
-				return -1;
-			skip_ws(r);
-			c = next(r);
-			if (c == '}')
-				break;
-			if (c != ',')
-				return bad(r, "Expecting ',' delimiter");
-		}
+	if (a->to_out && fwrite(p, 1, n, a->out) != n)
+		out_failed();
+	json_line_match_feed(&a->field_name, p, n);
+	for (i = 0; i < a->nfilters; i++) {
+		json_line_match_feed(&a->filters[i].name, p, n);
+		json_line_match_feed(&a->filters[i].value, p, n);
 	}
-	skip_ws(r);
-	if (next(r) != EOF)
-		return bad(r, "Extra data");
-	return 0;
 }
 
 /* Did the line just parsed answer? Keep its answer, or drop it. */
-static void line_done(struct reader *r, int keep)
+static void line_done(struct answers *a, int keep)
 {
-	int i, match = keep && r->field_seen;
+	int i, match = keep && a->field_seen;
 
-	for (i = 0; i < r->nfilters; i++)
-		match = match && r->filters[i].seen && r->filters[i].equal;
+	for (i = 0; i < a->nfilters; i++)
+		match = match && a->filters[i].seen && a->filters[i].equal;
 	if (match) {
-		if (fputc('\n', r->out) == EOF)
+		if (fputc('\n', a->out) == EOF)
 			out_failed();
-		r->committed = ftello(r->out);
-		if (r->committed < 0)
+		a->committed = ftello(a->out);
+		if (a->committed < 0)
 			out_failed();
 	}
 }
 
-static void line_reset(struct reader *r)
+static void line_reset(struct answers *a)
 {
 	int i;
 
-	r->line++;
-	r->col = 0;
-	r->eol = 0;
-	r->excerpt_len = 0;
-	r->why[0] = 0;
-	r->field_seen = 0;
-	r->to_out = 0;
-	for (i = 0; i < r->nfilters; i++)
-		r->filters[i].seen = r->filters[i].equal = 0;
+	a->field_seen = 0;
+	a->to_out = 0;
+	for (i = 0; i < a->nfilters; i++)
+		a->filters[i].seen = a->filters[i].equal = 0;
 }
 
-/* Every line of the input; 0, or exits 2 on a malformed report line. */
-static void read_lines(struct reader *r)
+/* Every line of in; returns, or exits 2 on a malformed report line. */
+static void read_lines(struct answers *a, FILE *in, const char *name, int live)
 {
-	int c, odd_blank;
+	const struct json_line_hooks hooks = {
+		.member_name = member_name, .member_value = member_value,
+		.member_end = member_end, .bytes = member_bytes, .ctx = a,
+	};
+	unsigned long line = 0;	/* 1-based number of the current line */
+	struct json_line l;
+	int kind;
 
-	while (peek_raw(r) != EOF) {
-		line_reset(r);
-		/*
-		 * Blanks as python's str.lstrip() takes them: a line whose "{"
-		 * comes after a \v or \f is a report line, and malformed (JSON's
-		 * blanks are space, tab, CR and LF only).
-		 */
-		odd_blank = 0;
-		while ((c = peek(r)) == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
-			odd_blank |= c == '\v' || c == '\f';
-			next(r);
-		}
-		if (c == '{') {
-			if (odd_blank)
-				bad(r, "Expecting value (a \\v or \\f is not a JSON blank)");
-			else
-				report_object(r);
-		}
-		/* the rest of the line: to its end, the excerpt filled */
-		while (next(r) != EOF)
-			;
-		if (r->eol < 0 && r->live) {
-			line_done(r, 0);	/* not a line yet */
+	for (;;) {
+		line_reset(a);
+		kind = json_line_read(&l, in, &hooks);
+		if (kind == JSON_LINE_EOF)
+			break;
+		line++;
+		if (l.eol < 0 && live) {
+			line_done(a, 0);	/* not a line yet */
 			break;
 		}
-		if (r->why[0]) {
-			r->excerpt[r->excerpt_len] = 0;
+		if (kind == JSON_LINE_MALFORMED) {
 			fprintf(stderr, "%s: %s:%lu: malformed report line (%s): %s\n", prog,
-				r->name, r->line, r->why, r->excerpt);
+				name, line, l.why, l.excerpt);
 			exit(2);
 		}
-		line_done(r, 1);
+		line_done(a, 1);
 	}
-	if (ferror(r->in))
-		usage("cannot read %s: %s", r->name, strerror(errno));
+	if (ferror(in))
+		usage("cannot read %s: %s", name, strerror(errno));
 }
 
-static void answers_out(struct reader *r)
+static void answers_out(struct answers *a)
 {
 	char buf[65536];
-	long long left = r->committed;
+	long long left = a->committed;
 	size_t n;
 
-	if (fflush(r->out) || fseeko(r->out, 0, SEEK_SET))
+	if (fflush(a->out) || fseeko(a->out, 0, SEEK_SET))
 		out_failed();
 	while (left > 0) {
-		n = fread(buf, 1, left < (long long)sizeof(buf) ? (size_t)left : sizeof(buf), r->out);
+		n = fread(buf, 1, left < (long long)sizeof(buf) ? (size_t)left : sizeof(buf), a->out);
 		if (!n)
 			out_failed();
 		if (fwrite(buf, 1, n, stdout) != n)
@@ -700,54 +233,55 @@ static void answers_out(struct reader *r)
 
 int main(int argc, char **argv)
 {
-	struct reader r = { 0 };
+	struct answers a = { 0 };
 	char where[512] = "";
-	const char *path;
-	int i, len;
+	const char *path, *name;
+	int i, len, live = 0;
+	FILE *in;
 
 	argv++, argc--;
 	if (argc && !strcmp(argv[0], "--live")) {
-		r.live = 1;
+		live = 1;
 		argv++, argc--;
 	}
 	if (argc < 2)
 		usage("want FILE and FIELD");
 	path = argv[0];
-	r.field_name.want = argv[1];
-	r.nfilters = argc - 2;
-	r.filters = calloc((size_t)r.nfilters + 1, sizeof(*r.filters));
-	if (!r.filters)
+	a.field_name.want = argv[1];
+	a.nfilters = argc - 2;
+	a.filters = calloc((size_t)a.nfilters + 1, sizeof(*a.filters));
+	if (!a.filters)
 		usage("out of memory");
-	for (i = 0; i < r.nfilters; i++) {
+	for (i = 0; i < a.nfilters; i++) {
 		char *f = argv[2 + i], *eq = strchr(f, '=');
 
 		if (!eq || eq == f)
 			usage("filter '%s' is not NAME=VALUE", f);
 		*eq = 0;
-		r.filters[i].name.want = f;
-		r.filters[i].value.want = eq + 1;
+		a.filters[i].name.want = f;
+		a.filters[i].value.want = eq + 1;
 		len = (int)strlen(where);
 		snprintf(where + len, sizeof(where) - (size_t)len, "%s%s=%s", i ? " " : " where ",
 			 f, eq + 1);
 	}
 	if (!strcmp(path, "-")) {
-		r.in = stdin;
-		r.name = "stdin";
+		in = stdin;
+		name = "stdin";
 	} else {
-		r.in = fopen(path, "r");
-		r.name = path;
-		if (!r.in)
+		in = fopen(path, "r");
+		name = path;
+		if (!in)
 			usage("cannot read %s: %s", path, strerror(errno));
 	}
-	r.out = tmpfile();
-	if (!r.out)
+	a.out = tmpfile();
+	if (!a.out)
 		out_failed();
-	read_lines(&r);
-	if (r.committed)
-		answers_out(&r);
+	read_lines(&a, in, name, live);
+	if (a.committed)
+		answers_out(&a);
 	else
-		fprintf(stderr, "%s: %s: no report line with %s%s\n", prog, r.name,
-			r.field_name.want, where);
-	free(r.filters);
-	return r.committed ? 0 : 1;
+		fprintf(stderr, "%s: %s: no report line with %s%s\n", prog, name,
+			a.field_name.want, where);
+	free(a.filters);
+	return a.committed ? 0 : 1;
 }

@@ -58,6 +58,72 @@ UNIT_TEST(qmp, "QMP replies and gpa2hva")
 	}
 }
 
+/* QEMU's answers are untrusted: JSON read as JSON, not searched as text */
+UNIT_TEST(qmp_hostile, "QMP replies: members at the top only, escapes decoded")
+{
+	char s[64];
+	long tid = 7;
+
+	/* "return" inside an error's data, or in a string, is no return */
+	CHECK_EQ(qmp_return_string("{\"error\": {\"class\": \"GenericError\", \"return\": \"0x1\"}}",
+				   s, sizeof(s)), -1);
+	CHECK_EQ(qmp_return_string("{\"error\": {\"desc\": \"return\"}, \"id\": \"\\\"return\\\": \\\"x\"}",
+				   s, sizeof(s)), -1);
+	CHECK_EQ(qmp_return_string("{\"id\": {\"return\": \"x\"}, \"return\": \"y\"}", s, sizeof(s)), 0);
+	CHECK(!strcmp(s, "y"), "the top-level return: '%s'", s);
+	/* every escape, \uXXXX and surrogate pairs as UTF-8 */
+	CHECK_EQ(qmp_return_string("{\"return\": \"\\b\\f\\/caf\\u00e9 \\ud83d\\ude00\"}", s, sizeof(s)), 0);
+	CHECK(!strcmp(s, "\b\f/caf\xc3\xa9 \xf0\x9f\x98\x80"), "decoded: '%s'", s);
+	/* a NUL cannot be handed on in a C string; a lone surrogate is no UTF-8 */
+	CHECK_EQ(qmp_return_string("{\"return\": \"a\\u0000b\"}", s, sizeof(s)), -1);
+	CHECK_EQ(qmp_return_string("{\"return\": \"\\ud800\"}", s, sizeof(s)), -1);
+	/* a line that is not one JSON object */
+	CHECK_EQ(qmp_return_string("{\"return\": \"x\"} trailing", s, sizeof(s)), -1);
+	CHECK_EQ(qmp_return_string("{\"return\": \"x\",}", s, sizeof(s)), -1);
+	CHECK_EQ(qmp_return_string("", s, sizeof(s)), -1);
+	CHECK_EQ(qmp_return_string("{\"return\": \"x\"}", s, 0), -1);
+	/* QEMU ends its lines with CR LF: the CR is a JSON blank */
+	CHECK_EQ(qmp_return_string("{\"return\": \"ok\"}\r", s, sizeof(s)), 0);
+
+	/* messages told apart by their top-level members */
+	CHECK_EQ(qmp_message_kind("{\"QMP\": {\"version\": {\"qemu\": {\"micro\": 0, \"minor\": 2, "
+				  "\"major\": 7}, \"package\": \"\"}, \"capabilities\": [\"oob\"]}}\r"),
+		 QMP_GREETING);
+	CHECK_EQ(qmp_message_kind("{\"return\": {}}\r"), QMP_RETURN);
+	CHECK_EQ(qmp_message_kind("{\"error\": {\"class\": \"CommandNotFound\", \"desc\": \"x\"}}"),
+		 QMP_ERROR);
+	CHECK_EQ(qmp_message_kind("{\"timestamp\": {\"seconds\": 1, \"microseconds\": 2}, "
+				  "\"event\": \"STOP\"}"), QMP_EVENT);
+	/* an event whose data has a "return" or "error" key is still an event */
+	CHECK_EQ(qmp_message_kind("{\"event\": \"X\", \"data\": {\"return\": \"y\", \"error\": 1}}"),
+		 QMP_EVENT);
+	/* "QMP" in an error's text is no greeting; "event" in a return's, no event */
+	CHECK_EQ(qmp_message_kind("{\"error\": {\"class\": \"QMP\", \"desc\": \"\\\"QMP\\\"\"}}"),
+		 QMP_ERROR);
+	CHECK_EQ(qmp_message_kind("{\"return\": {\"event\": \"STOP\"}}"), QMP_RETURN);
+	CHECK_EQ(qmp_message_kind("{\"id\": \"\\\"QMP\\\": {}\"}"), QMP_OTHER);
+	CHECK_EQ(qmp_message_kind("{\"QMP\": {} \"event\": 1}"), QMP_OTHER);	/* malformed */
+	CHECK_EQ(qmp_message_kind("not json"), QMP_OTHER);
+
+	/* vCPU 0's thread-id is the first CPU's own, not the first "thread-id" seen */
+	CHECK_EQ(qmp_first_thread_id("{\"return\":[{\"props\":{\"thread-id\":0},\"thread-id\":4242}]}",
+				     &tid), 0);
+	CHECK_EQ(tid, 4242);
+	tid = 7;
+	CHECK_EQ(qmp_first_thread_id("{\"return\":[{\"props\":{\"thread-id\":4242}}]}", &tid), -1);
+	CHECK_EQ(qmp_first_thread_id("{\"return\":[\"{\\\"thread-id\\\":4242}\"]}", &tid), -1);
+	CHECK_EQ(qmp_first_thread_id("{\"return\":{\"thread-id\":4242}}", &tid), -1);
+	CHECK_EQ(qmp_first_thread_id("{\"error\":{\"thread-id\":4242}}", &tid), -1);
+	CHECK_EQ(qmp_first_thread_id("{\"return\":[{\"thread-id\":\"4242\"}]}", &tid), -1);
+	CHECK_EQ(qmp_first_thread_id("{\"return\":[{\"thread-id\":4242.0}]}", &tid), -1);
+	CHECK_EQ(qmp_first_thread_id("{\"return\":[{\"thread-id\":4e3}]}", &tid), -1);
+	CHECK_EQ(qmp_first_thread_id("{\"return\":[{\"thread-id\":4242}] trailing", &tid), -1);
+	CHECK_EQ(tid, 7);
+	/* a later CPU's thread is no answer for vCPU 0 */
+	CHECK_EQ(qmp_first_thread_id("{\"return\":[{\"cpu-index\":0},{\"thread-id\":4243}]}", &tid), -1);
+	CHECK_EQ(tid, 7);
+}
+
 /* libvirt's memory-failure event, in the words of hwlab-vmm's sigbus lines */
 UNIT_TEST(memory_failure_event, "libvirt memory-failure events as report lines")
 {
