@@ -59,3 +59,18 @@ void die(const char *fmt, ...)
 	va_end(ap);
 	exit(1);
 }
+
+void tool_exit(int status, const char *synopsis, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", log_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (synopsis)
+		fprintf(stderr, "\nusage: %s %s\n", log_prog, synopsis);
+	else
+		fputc('\n', stderr);
+	exit(status);
+}

@@ -15,5 +15,12 @@ void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* pr_err() with ": strerror(errno)" appended; errno is preserved. */
 void pr_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/*
+ * A small tool's last word, without a level (its callers parse it):
+ * "PROGRAM: what" and, given a synopsis, "usage: PROGRAM SYNOPSIS" on
+ * stderr, then exit(status).
+ */
+void tool_exit(int status, const char *synopsis, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), noreturn));
 
 #endif

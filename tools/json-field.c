@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "json_line.h"
+#include "log.h"
 
 static const char prog[] = "json-field";
 
@@ -65,18 +66,7 @@ struct answers {
 	int field_seen;
 };
 
-static void usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nusage: %s [--live] FILE|- FIELD [NAME=VALUE...]\n", prog);
-	exit(2);
-}
+#define usage(...) tool_exit(2, "[--live] FILE|- FIELD [NAME=VALUE...]", __VA_ARGS__)
 
 static void out_failed(void) __attribute__((noreturn));
 static void out_failed(void)
@@ -239,6 +229,7 @@ int main(int argc, char **argv)
 	int i, len, live = 0;
 	FILE *in;
 
+	log_prog = prog;
 	argv++, argc--;
 	if (argc && !strcmp(argv[0], "--live")) {
 		live = 1;

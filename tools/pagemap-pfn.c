@@ -44,6 +44,7 @@
 
 #include "hwpoison_inject.h"
 #include "parse_num.h"
+#include "log.h"
 
 #ifndef PROC_SUPER_MAGIC
 #define PROC_SUPER_MAGIC	0x9fa0
@@ -51,31 +52,9 @@
 
 static const char prog[] = "pagemap-pfn";
 
-static void usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void usage(const char *fmt, ...)
-{
-	va_list ap;
+#define usage(...) tool_exit(2, "PID HVA | --pagemap FILE HVA", __VA_ARGS__)
 
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nusage: %s PID HVA | --pagemap FILE HVA\n", prog);
-	exit(2);
-}
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
+#define fail(...) tool_exit(1, NULL, __VA_ARGS__)
 
 static uint64_t number(const char *what, const char *text)
 {
@@ -130,6 +109,7 @@ int main(int argc, char **argv)
 	uint64_t pid, hva, entry, pfn;
 	int fixture = 0;
 
+	log_prog = prog;
 	if (argc == 4 && !strcmp(argv[1], "--pagemap")) {
 		fixture = 1;
 		file = argv[2];
