@@ -39,6 +39,10 @@ int vm_create(struct vm *vm, const struct vmm_options *opt)
 	vm->xsetbv_exits = kvm_dev_xsetbv_exits(vm->kvm_fd, vm->cpuid);
 	vm->xsave_components = cpuid_fix_xsave(vm->cpuid, vm->xsetbv_exits != 0);
 	vm->vendor = cpuid_vendor(vm->cpuid);
+	if (cpuid_set_hypervisor(vm->cpuid)) {
+		pr_err("KVM_GET_SUPPORTED_CPUID has no leaf 1");
+		return -1;
+	}
 	return 0;
 }
 

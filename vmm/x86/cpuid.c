@@ -81,6 +81,26 @@ int cpuid_set_mca_recovery(struct kvm_cpuid2 *c)
 	return 0;
 }
 
+int cpuid_set_hypervisor(struct kvm_cpuid2 *c)
+{
+	struct kvm_cpuid_entry2 *leaf1 = cpuid_find(c, 1, 0);
+
+	if (!leaf1)
+		return -1;
+	leaf1->ecx |= CPUID_1_ECX_HYPERVISOR;
+	return 0;
+}
+
+int cpuid_set_smca(struct kvm_cpuid2 *c)
+{
+	struct kvm_cpuid_entry2 *ras = cpuid_find(c, 0x80000007, 0);
+
+	if (!ras)
+		return -1;
+	ras->ebx |= CPUID_8000_0007_EBX_SMCA;
+	return 0;
+}
+
 struct kvm_cpuid2 *cpuid_for_vcpu(const struct kvm_cpuid2 *c, unsigned int id)
 {
 	size_t size = sizeof(*c) + c->nent * sizeof(c->entries[0]);

@@ -16,6 +16,7 @@ enum cpu_vendor { CPU_VENDOR_INTEL, CPU_VENDOR_AMD, CPU_VENDOR_OTHER };
 /* CPUID 0x80000007 EBX (AMD APM vol. 3, "RAS capabilities") */
 #define CPUID_8000_0007_EBX_OVERFLOW_RECOV	(1U << 0)
 #define CPUID_8000_0007_EBX_SUCCOR		(1U << 1)
+#define CPUID_8000_0007_EBX_SMCA		(1U << 3)
 
 /*
  * XSAVE (SDM vol. 1 ch. 13): CPUID 0xD sub-leaf 0 EDX:EAX lists the state
@@ -24,6 +25,7 @@ enum cpu_vendor { CPU_VENDOR_INTEL, CPU_VENDOR_AMD, CPU_VENDOR_OTHER };
  * gives component i's size (EAX) and offset (EBX).
  */
 #define CPUID_1_ECX_FMA			(1U << 12)
+#define CPUID_1_ECX_HYPERVISOR		(1U << 31)
 #define CPUID_1_ECX_XSAVE		(1U << 26)
 #define CPUID_1_ECX_OSXSAVE		(1U << 27)
 #define CPUID_1_ECX_AVX			(1U << 28)
@@ -86,6 +88,17 @@ struct kvm_cpuid_entry2 *cpuid_find(struct kvm_cpuid2 *c, unsigned int function,
  * KVM's table has no 0x80000007 entry to set.
  */
 int cpuid_set_mca_recovery(struct kvm_cpuid2 *c);
+/*
+ * Say "running under a hypervisor" (CPUID 1 ECX bit 31), as QEMU and
+ * kvmtool do: KVM_GET_SUPPORTED_CPUID leaves it clear, and without it a
+ * Linux guest never looks at KVM's own leaves (0x40000000 "KVMKVMKVM"), so
+ * it takes itself for bare metal: no kvm-clock, no paravirtual EOI or IPIs,
+ * and no x2APIC without interrupt remapping (kvm x2apic_available()).
+ * Returns -1 if there is no leaf 1.
+ */
+int cpuid_set_hypervisor(struct kvm_cpuid2 *c);
+/* Set SMCA (Scalable MCA) in leaf 0x80000007 EBX; -1 if there is no such entry. */
+int cpuid_set_smca(struct kvm_cpuid2 *c);
 /*
  * Whether a CPU with this leaf 1 signals a machine check on every CPU (MCA
  * broadcast): QEMU's cpu_x86_support_mca_broadcast(), family 6 from model
