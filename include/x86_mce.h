@@ -13,6 +13,7 @@
 
 #define MSR_IA32_MCG_CAP	0x179
 #define MSR_IA32_MCG_STATUS	0x17a
+#define MSR_IA32_MCx_CTL(b)	(0x400 + 4 * (b))
 #define MSR_IA32_MCx_STATUS(b)	(0x401 + 4 * (b))
 #define MSR_IA32_MCx_ADDR(b)	(0x402 + 4 * (b))
 #define MSR_IA32_MCx_MISC(b)	(0x403 + 4 * (b))

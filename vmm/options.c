@@ -27,6 +27,9 @@ static const struct opt_choice mce_lsb_modes[] = { { "extent", 0 }, { "page", 1 
 static const struct opt_choice mce_vendors[] = {
 	{ "auto", -1 }, { "intel", CPU_VENDOR_INTEL }, { "amd", CPU_VENDOR_AMD }, { 0 },
 };
+static const struct opt_choice smca_modes[] = {
+	{ "auto", -1 }, { "off", 0 }, { "on", 1 }, { 0 },
+};
 static const struct opt_choice unrecoverable_actions[] = { { "stop", 0 }, { "reset", 1 }, { 0 } };
 static const struct opt_choice poison_methods[] = { { "madvise", 0 }, { "corrupt-pfn", 1 }, { 0 } };
 
@@ -140,6 +143,11 @@ static const struct opt_desc rows[] = {
 	       "auto | intel | amd: whose machine-check encoding the guest\n"
 	       "gets (default: Intel's for GUEST.elf, the CPUID vendor's\nfor --kernel)",
 	       mce_vendor, mce_vendors),
+	CHOICE("smca", "MODE",
+	       "auto | on | off: give an AMD-encoded guest Scalable MCA (the\n"
+	       "SMCA CPUID bit and bank MSRs) and raise its deferred-error\n"
+	       "interrupt for an AO (default auto: off)",
+	       smca, smca_modes),
 	CHOICE("on-unrecoverable", "A",
 	       "stop | reset: when the guest cannot take a machine check",
 	       reset_on_unrecoverable, unrecoverable_actions),
@@ -227,7 +235,7 @@ int options_parse(int argc, char **argv, struct vmm_options *o)
 	*o = (struct vmm_options) {
 		.nr_slots = 1, .backing = BACKING_ANON,
 		.nr_vcpus = 1, .passes = 3, .mce_kill = -1, .max_resets = 3, .poison_pass = 1,
-		.mce_page_lsb = -1, .mce_vendor = -1, .mem_size = 0,
+		.mce_page_lsb = -1, .mce_vendor = -1, .mem_size = 0, .smca = -1,
 	};
 	first = opt_parse(&table, argc, argv, o);
 	if (first < 0)

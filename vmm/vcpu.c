@@ -19,6 +19,7 @@
 #include "log.h"
 #include "mce/mce.h"
 #include "mce/mce_delivery.h"
+#include "mce/smca_kvm.h"
 #include "core/report.h"
 #include "mce/sigbus.h"
 #include "hwlab/ucall.h"
@@ -286,6 +287,10 @@ static int handle_exit(struct vcpu *v)
 	switch (run->exit_reason) {
 	case KVM_EXIT_IO:
 		return guest_fail(v, "unexpected port I/O %#x", run->io.port);
+	case KVM_EXIT_X86_RDMSR:
+	case KVM_EXIT_X86_WRMSR:
+		/* only with --smca: the SMCA banks, MSR_CU_DEF_ERR, the extended LVT */
+		return smca_msr_exit(v);
 	case KVM_EXIT_HLT:
 		return guest_fail(v, "guest halted without reporting");
 	case KVM_EXIT_SHUTDOWN:

@@ -29,6 +29,7 @@ struct vmm_options {
 	int console_stamp;		/* t_ns= before every console line */
 	const char *console_in;		/* the UART's input: a file, a FIFO, or "-" (stdin) */
 	int mce_vendor;			/* -1 auto (the CPUID's), or enum cpu_vendor */
+	int smca;			/* -1 auto, 0 off, 1 on (mce/smca.h) */
 	uint64_t mem_size;		/* bytes */
 	unsigned int nr_slots;
 	int backing;			/* enum memslot_backing */

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "mce/mce_delivery.h"
+#include "mce/smca_kvm.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -134,6 +135,7 @@ void mce_delivery_close_vcpu(struct vcpu *v)
 	struct pending_mce left[MCE_QUEUE_LEN];
 	unsigned int n, i;
 
+	smca_report_vcpu(v);
 	n = ao_queue_drain(&v->mce->queue, &v->thread, left);
 	for (i = 0; i < n; i++) {
 		if (v->vm->stop)

@@ -7,6 +7,7 @@
 #include "core/kvm_ioctl.h"
 #include "log.h"
 #include "core/vm.h"
+#include "mce/smca_kvm.h"
 #include "x86/cpuid.h"
 
 /*
@@ -39,7 +40,19 @@ int mce_choose_style(struct vm *vm)
 		       "SUCCOR, without which AMD machine checks are fatal to it");
 		return -1;
 	}
-	return 0;
+	/*
+	 * Scalable MCA, for its deferred-error interrupt (smca.h): AMD's
+	 * encoding only, and on request until every guest kernel is shown to
+	 * live with it (auto is off).
+	 */
+	if (opt->smca == 1 && !(vm->mce_style & MCE_STYLE_AMD)) {
+		pr_err("--smca on needs AMD machine checks (an AMD vCPU with --kernel, or "
+		       "--mce-vendor amd)");
+		return -1;
+	}
+	if (opt->smca == 1)
+		vm->mce_style |= MCE_STYLE_SMCA;
+	return smca_setup_vm(vm);
 }
 
 int mce_setup_vcpu(int kvm_fd, const struct vcpu *v)

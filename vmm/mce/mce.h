@@ -46,6 +46,7 @@ enum mce_kind {
 #define MCE_STYLE_PAGE_LSB	(1 << 0)	/* LSB 12 at the si_addr page, for Linux */
 #define MCE_STYLE_AMD		(1 << 1)	/* AMD's encodings, not Intel's */
 #define MCE_STYLE_BROADCAST	(1 << 2)	/* an #MC reaches every vCPU (Intel) */
+#define MCE_STYLE_SMCA		(1 << 3)	/* AMD with Scalable MCA (smca.h) */
 
 /* Fill a struct kvm_x86_mce for a memory error at gpa, Intel's way. Pure. */
 void mce_encode(enum mce_kind kind, uint64_t gpa, struct kvm_x86_mce *out);

@@ -16,6 +16,7 @@
 #include "core/report.h"
 #include "mce/broadcast.h"
 #include "mce/mce.h"
+#include "mce/smca_kvm.h"
 #include "core/vm.h"
 
 #define DELIVER_DEFERRED 1
@@ -45,6 +46,7 @@ int mce_delivery_init_vcpu(struct vcpu *v)
 		pr_err("out of memory for vCPU %u's machine-check state", v->id);
 		return -1;
 	}
+	smca_vcpu_reset(&v->mce->smca);
 	return 0;
 }
 
@@ -58,6 +60,9 @@ void mce_delivery_reset_vcpu(struct vcpu *v)
 	v->mce->injected = 0;
 	v->mce->broadcasts = 0;
 	pthread_mutex_unlock(&v->thread.lock);
+	/* the vCPU thread's own: no lock */
+	smca_vcpu_reset(&v->mce->smca);
+	v->mce->dfr_raise = 0;
 }
 
 /* Every page the kernel reported poisoned: guest memory's list. */
@@ -157,6 +162,10 @@ static int deliver(struct vcpu *v, struct pending_mce *p)
 	v->mce->last_injected_gpa = p->mce.addr;
 	v->mce->injected = 1;
 	__atomic_fetch_add(&v->vm->poison->injected, 1, __ATOMIC_RELAXED);
+	if (p->mce.status & MCI_STATUS_UC)
+		p->told = "machine_check";
+	else
+		smca_tell_deferred(v, p);
 	mce_event_report(v->id, p, "inject", NULL);
 	if (p->mce.status & MCI_STATUS_UC)
 		mce_broadcast_send(v);
@@ -179,8 +188,16 @@ static int deliver_spread(struct vcpu *v)
 		return 0;
 	if (mce_guest_state(v) != MCE_GUEST_READY)
 		return 0;
-	if (amd)
+	if (amd) {
 		free_mask = mce_free_banks(v, HWLAB_MCE_DEFERRED_BANKS);
+		/*
+		 * A guest that takes the deferred-error interrupt gets one per
+		 * batch: the next batch when it has read and cleared the last
+		 * one, not a bank (and an interrupt) at a time as it clears.
+		 */
+		if (v->mce->smca.raised && free_mask != HWLAB_MCE_DEFERRED_BANKS)
+			return 0;
+	}
 	while (free_mask && mce_spread_take(v, &p)) {
 		if (amd) {
 			p.mce.bank = mce_pick_deferred_bank(free_mask);
@@ -192,6 +209,8 @@ static int deliver_spread(struct vcpu *v)
 			return stop_vcpu(v, &p, "fatal", "KVM_X86_SET_MCE failed for a page of a lost "
 					 "huge page", 0);
 		__atomic_fetch_add(&v->vm->poison->injected, 1, __ATOMIC_RELAXED);
+		if (!(p.mce.status & MCI_STATUS_UC))
+			smca_tell_deferred(v, &p);
 		if (p.mce.status & MCI_STATUS_UC)
 			mce_broadcast_send(v);
 	}
@@ -312,9 +331,10 @@ int mce_delivery_run_pending(struct vcpu *v)
 		return -1;
 	if (mce_broadcast_deliver(v))
 		return -1;
-	if (deliver_queued(v))
+	if (deliver_queued(v) || deliver_spread(v))
 		return -1;
-	return deliver_spread(v);
+	smca_raise_pending(v);	/* once for all the banks written above */
+	return 0;
 }
 
 unsigned long mce_delivery_injected(struct vm *vm)

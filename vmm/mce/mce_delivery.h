@@ -18,6 +18,7 @@
 #include "core/poison_list.h"
 #include "mce/ao_queue.h"
 #include "mce/sigbus.h"
+#include "mce/smca.h"
 #include "mce/spread.h"
 
 /* A guest that takes the same AR this many times in a row is stopped. */
@@ -47,6 +48,9 @@ struct vcpu_mce {
 	unsigned int ar_repeats;
 	unsigned int broadcasts;	/* other vCPUs' #MCs not yet passed on */
 	unsigned int broadcast_origin;	/* the vCPU of the last of them */
+	struct smca_vcpu smca;		/* the SMCA view's registers (smca.h) */
+	int dfr_raise;			/* raise dfr_vector before the next KVM_RUN */
+	uint8_t dfr_vector;
 };
 
 /* Allocate vm->poison / v->mce (kept for the process's life): 0, or -1 after a message. */

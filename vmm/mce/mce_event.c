@@ -83,6 +83,7 @@ void mce_event_report(int vcpu_id, const struct pending_mce *p, const char *acti
 		      const char *reason)
 {
 	char gpa[24] = "null", vcpu[12] = "null", mce[192] = "", lsb[48] = "", queued[40] = "";
+	char told[160] = "";
 	uint64_t now = monotonic_ns();
 
 	if (p->ext.slot)
@@ -101,6 +102,11 @@ void mce_event_report(int vcpu_id, const struct pending_mce *p, const char *acti
 	if (p->t_queued)
 		snprintf(queued, sizeof(queued), ",\"queued_t_ns\":%llu",
 			 (unsigned long long)p->t_queued);
+	/* how the guest hears of it: an #MC, its deferred-error interrupt, or its poll */
+	if (p->told)
+		snprintf(told, sizeof(told), ",\"told\":\"%s\"%s%s%s", p->told,
+			 p->told_why ? ",\"told_why\":\"" : "", p->told_why ? p->told_why : "",
+			 p->told_why ? "\"" : "");
 	if (p->lsb_out_of_range)
 		snprintf(lsb, sizeof(lsb), ",\"lsb_out_of_range\":true,\"lsb_used\":%u", p->lsb);
 	/*
@@ -113,11 +119,11 @@ void mce_event_report(int vcpu_id, const struct pending_mce *p, const char *acti
 	report("sigbus",
 	       "\"si_code\":\"%s\",\"hva\":\"%#lx\",\"gpa\":%s,\"lsb\":%d%s,\"pages\":%llu,"
 	       "\"recipient\":\"%s\",\"action\":\"%s\",\"action_required\":%s,\"recursive\":%s,"
-	       "\"vcpu\":%s,\"latency_ns\":%llu,\"signal_t_ns\":%llu%s%s%s%s%s",
+	       "\"vcpu\":%s,\"latency_ns\":%llu,\"signal_t_ns\":%llu%s%s%s%s%s%s",
 	       sigbus_code_name(p->ev.code), (unsigned long)p->ev.addr, gpa, p->ev.lsb, lsb,
 	       (unsigned long long)(p->ext.slot ? p->ext.len / GUEST_PAGE_SIZE : 0),
 	       p->ext.slot ? "guest" : "hypervisor", action,
 	       p->ev.code == BUS_MCEERR_AR ? "true" : "false", p->recursive ? "true" : "false", vcpu,
-	       (unsigned long long)(now - p->ev.t_ns), (unsigned long long)p->ev.t_ns, queued, mce,
+	       (unsigned long long)(now - p->ev.t_ns), (unsigned long long)p->ev.t_ns, queued, mce, told,
 	       reason ? ",\"reason\":\"" : "", reason ? reason : "", reason ? "\"" : "");
 }

@@ -20,6 +20,8 @@ struct pending_mce {
 	uint64_t t_queued;		/* AO: when the monitor queued it for a vCPU (0: not) */
 	int lsb_out_of_range;
 	int recursive;			/* an AR that found the guest in an #MC already */
+	/* how the guest was told: "machine_check", "interrupt" or "poll" (and why) */
+	const char *told, *told_why;
 };
 
 /*

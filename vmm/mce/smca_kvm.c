@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The SMCA view on KVM (smca_kvm.h). */
+#include "mce/smca_kvm.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <linux/kvm.h>
+
+#include "core/kvm_ioctl.h"
+#include "core/report.h"
+#include "core/vm.h"
+#include "log.h"
+#include "mce/mce.h"
+#include "mce/mce_delivery.h"
+#include "mce/mce_event.h"
+#include "mce/smca.h"
+#include "x86/cpuid.h"
+
+/* The legacy bank MSRs through KVM, on the vCPU's own thread (smca_backend). */
+static int vcpu_msr_get(void *ctx, uint32_t index, uint64_t *data)
+{
+	const struct vcpu *v = ctx;
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry e;
+	} m = { .hdr.nmsrs = 1, .e.index = index };
+
+	if (vcpu_get_msrs(v->fd, v->id, &m.hdr))
+		return -1;
+	*data = m.e.data;
+	return 0;
+}
+
+static int vcpu_msr_set(void *ctx, uint32_t index, uint64_t data)
+{
+	const struct vcpu *v = ctx;
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry e;
+	} m = { .hdr.nmsrs = 1, .e.index = index, .e.data = data };
+
+	return vcpu_set_msrs(v->fd, v->id, &m.hdr) ? -1 : 0;
+}
+
+int smca_setup_vm(struct vm *vm)
+{
+	static uint8_t deny[SMCA_MSR_STRIDE * HWLAB_MCE_BANKS / 8];	/* all 0: deny */
+	struct kvm_msr_filter filter = {
+		.flags = KVM_MSR_FILTER_DEFAULT_ALLOW,
+		.ranges = {
+			{ .flags = KVM_MSR_FILTER_READ | KVM_MSR_FILTER_WRITE, .base = SMCA_MSR_BASE,
+			  .nmsrs = SMCA_MSR_STRIDE * HWLAB_MCE_BANKS, .bitmap = deny },
+			{ .flags = KVM_MSR_FILTER_READ | KVM_MSR_FILTER_WRITE, .base = MSR_CU_DEF_ERR,
+			  .nmsrs = 1, .bitmap = deny },
+		},
+	};
+	struct kvm_enable_cap cap = {
+		.cap = KVM_CAP_X86_USER_SPACE_MSR,
+		.args[0] = KVM_MSR_EXIT_REASON_FILTER | KVM_MSR_EXIT_REASON_INVAL,
+	};
+	int have_exit, have_filter;
+
+	if (!(vm->mce_style & MCE_STYLE_SMCA))
+		return 0;
+	have_exit = kvm_ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_X86_USER_SPACE_MSR);
+	have_filter = kvm_ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_X86_MSR_FILTER);
+	if (have_exit <= 0 || have_filter <= 0) {
+		pr_err("--smca on: KVM lacks %s, without which the guest's SMCA MSRs cannot "
+		       "reach the VMM", have_exit <= 0 ? "KVM_CAP_X86_USER_SPACE_MSR" :
+		       "KVM_CAP_X86_MSR_FILTER");
+		return -1;
+	}
+	if (cpuid_set_smca(vm->cpuid)) {
+		pr_err("--smca on: KVM_GET_SUPPORTED_CPUID has no leaf 0x80000007");
+		return -1;
+	}
+	if (kvm_ioctl(vm->vm_fd, KVM_ENABLE_CAP, &cap) < 0 ||
+	    kvm_ioctl(vm->vm_fd, KVM_X86_SET_MSR_FILTER, &filter) < 0)
+		return -1;
+	return 0;
+}
+
+int smca_msr_exit(struct vcpu *v)
+{
+	struct kvm_run *run = v->run;
+	struct smca_backend b = { .get_msr = vcpu_msr_get, .set_msr = vcpu_msr_set, .ctx = v };
+	int r;
+
+	/* copied out of the shared page first: the answer is ours alone */
+	uint32_t index = run->msr.index;
+	uint64_t data = run->msr.data;
+
+	if (run->exit_reason == KVM_EXIT_X86_RDMSR) {
+		r = smca_msr_read(&v->mce->smca, &b, index, &data);
+		run->msr.data = r ? 0 : data;
+	} else {
+		r = smca_msr_write(&v->mce->smca, &b, index, data);
+	}
+	run->msr.error = r ? 1 : 0;
+	return 0;
+}
+
+void smca_tell_deferred(struct vcpu *v, struct pending_mce *p)
+{
+	enum smca_dfr d;
+	uint8_t vector = 0;
+
+	if (!(v->vm->mce_style & MCE_STYLE_SMCA)) {
+		p->told = "poll";
+		p->told_why = "no SMCA: the guest has no deferred-error interrupt";
+		return;
+	}
+	d = smca_dfr_decide(&v->mce->smca, p->mce.bank, &vector);
+	if (d == SMCA_DFR_INTERRUPT) {
+		p->told = "interrupt";
+		v->mce->dfr_vector = vector;
+		v->mce->dfr_raise = 1;
+		return;
+	}
+	p->told = "poll";
+	p->told_why = smca_dfr_reason(d);
+	v->mce->smca.polled++;
+}
+
+void smca_raise_pending(struct vcpu *v)
+{
+	struct kvm_msi msi = {
+		/* fixed delivery, physical destination: this vCPU's APIC ID */
+		.address_lo = 0xfee00000u | (v->id << 12),
+		.data = v->mce->dfr_vector,
+	};
+	int r;
+
+	if (!v->mce->dfr_raise)
+		return;
+	v->mce->dfr_raise = 0;
+	r = ioctl(v->vm->vm_fd, KVM_SIGNAL_MSI, &msi);
+	if (r > 0) {
+		v->mce->smca.raised++;
+		return;
+	}
+	/* 0: the guest's APIC did not take it; the error waits for the poll */
+	report("dfr_interrupt", "\"vcpu\":%u,\"vector\":%u,\"status\":\"not_delivered\","
+	       "\"reason\":\"KVM_SIGNAL_MSI: %s\"", v->id, v->mce->dfr_vector,
+	       r ? strerror(errno) : "the local APIC did not accept it");
+}
+
+void smca_report_vcpu(struct vcpu *v)
+{
+	const struct smca_vcpu *s = &v->mce->smca;
+
+	if (!(v->vm->mce_style & MCE_STYLE_SMCA))
+		return;
+	report("smca", "\"vcpu\":%u,\"msr_exits\":%lu,\"msr_refused\":%lu,\"dfr_interrupts\":%lu,"
+	       "\"dfr_polls\":%lu,\"dfr_lvt\":\"%#x\",\"cu_def_err\":\"%#llx\"", v->id,
+	       s->msr_exits, s->msr_refused, s->raised, s->polled,
+	       s->eilvt[CU_DEF_ERR_DFR_OFFSET(s->cu_def_err) & (SMCA_EILVT_COUNT - 1)],
+	       (unsigned long long)s->cu_def_err);
+}

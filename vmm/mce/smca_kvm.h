@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The SMCA view (smca.h) on KVM: the CPUID bit, the MSR filter and exits
+ * that bring the guest's SMCA and extended-LVT accesses to the vCPU thread,
+ * and the deferred-error interrupt (KVM_SIGNAL_MSI).
+ */
+#ifndef HWLAB_SMCA_KVM_H
+#define HWLAB_SMCA_KVM_H
+
+struct vm;
+struct vcpu;
+struct pending_mce;
+
+/*
+ * With MCE_STYLE_SMCA: the CPUID bit, KVM_X86_SET_MSR_FILTER denying the
+ * SMCA bank range and MSR_CU_DEF_ERR (so their accesses exit), and
+ * KVM_CAP_X86_USER_SPACE_MSR for filtered and invalid accesses (the x2APIC
+ * extended LVT, which KVM refuses). 0, or -1 after a message naming what
+ * KVM lacks.
+ */
+int smca_setup_vm(struct vm *vm);
+
+/* A KVM_EXIT_X86_RDMSR/WRMSR on v's thread: answered, or a #GP. Returns 0. */
+int smca_msr_exit(struct vcpu *v);
+
+/*
+ * A deferred error was just written into p's bank on v: how the guest
+ * hears of it (p->told, and p->told_why for the poll), and whether v must
+ * raise its deferred-error vector before it runs again.
+ */
+void smca_tell_deferred(struct vcpu *v, struct pending_mce *p);
+
+/* Before KVM_RUN: one interrupt for the batch of banks written, if any. */
+void smca_raise_pending(struct vcpu *v);
+
+/* As v's thread ends: its counts, one "smca" report line. */
+void smca_report_vcpu(struct vcpu *v);
+
+#endif
