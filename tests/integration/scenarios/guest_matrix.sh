@@ -17,7 +17,8 @@
 # line per kernel and cell; tests/guest_matrix.py prints the table.
 . /hwlab/scenarios/_lib.sh
 # hwlab.matrix_kernels=a,b: only those rows (ours, bookworm, trixie, sid);
-# hwlab.matrix_cases=a,b: only those of full's cases (smp, huge, salvage, default)
+# hwlab.matrix_cases=a,b: only those of full's cases (smp, huge, salvage, smca,
+# default; smca alone skips the boot samples and the late and early cells)
 # hwlab.matrix_backing=KIND: the late, early and smp guests' RAM, thp
 # unless told: QEMU maps guest RAM with MADV_HUGEPAGE, and so the boot times
 # compare like with like (trixie's 6.12 in one outer boot: 17.2 s on anon
@@ -25,7 +26,7 @@
 # each first touch of guest RAM is a nested page fault under TCG)
 # hwlab.matrix_samples=N: boot samples per VMM and kernel (quick 2, full 3)
 # hwlab.matrix_boot_only=1: only the boot samples and K-boot-parity
-matrix=quick only= cases="smp huge salvage default" backing="--backing thp" samples_opt= boot_only=
+matrix=quick only= cases="smp huge salvage smca default" backing="--backing thp" samples_opt= boot_only=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	hwlab.matrix=*) matrix=${arg#*=} ;;
@@ -128,6 +129,11 @@ for k in $kernels; do
 		continue
 	fi
 	echo "  $kver: $LINUX_KERNEL, $LINUX_INITRD"
+	# hwlab.matrix_cases=smca alone (full): that cell without the rest
+	if [ "$matrix $cases" = "full smca" ]; then
+		smca_cell "$k"
+		continue
+	fi
 	boot_parity "$k"
 	[ "$boot_only" = 1 ] && continue
 	late_cell "$k" || continue
@@ -140,6 +146,7 @@ for k in $kernels; do
 		echo 0 >/proc/sys/vm/nr_hugepages
 		;;
 	esac
+	case "$matrix $cases " in full*" smca "* | quick*) smca_cell "$k" ;; esac
 	[ "$matrix" = full ] || continue
 	case " $cases " in *" smp "*) smp_cell "$k" ;; esac
 	case " $cases " in *" huge "*)
