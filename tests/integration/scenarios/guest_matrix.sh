@@ -26,7 +26,9 @@
 # each first touch of guest RAM is a nested page fault under TCG)
 # hwlab.matrix_samples=N: boot samples per VMM and kernel (quick 2, full 3)
 # hwlab.matrix_boot_only=1: only the boot samples and K-boot-parity
+# hwlab.matrix_smca_events=N: AOs in the smca cell (quick 3, full 10)
 matrix=quick only= cases="smp huge salvage smca default" backing="--backing thp" samples_opt= boot_only=
+smca_events_opt=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	hwlab.matrix=*) matrix=${arg#*=} ;;
@@ -35,12 +37,17 @@ for arg in $(cat /proc/cmdline); do
 	hwlab.matrix_backing=*) backing="--backing ${arg#*=}" ;;
 	hwlab.matrix_samples=*) samples_opt=${arg#*=} ;;
 	hwlab.matrix_boot_only=*) boot_only=${arg#*=} ;;
+	hwlab.matrix_smca_events=*) smca_events_opt=${arg#*=} ;;
 	esac
 done
 case $matrix in
 quick) kernels="sid" ;;
 full) kernels="ours bookworm trixie sid" ;;
 *) echo "HWLAB-ERROR hwlab.matrix must be quick or full, not '$matrix'"; exit 2 ;;
+esac
+case $smca_events_opt in
+'' | [1-9] | [1-9][0-9]) ;;
+*) echo "HWLAB-ERROR hwlab.matrix_smca_events must be a whole number 1..99, not '$smca_events_opt'"; exit 2 ;;
 esac
 case $samples_opt in
 '' | [1-9] | [1-9][0-9]) ;;
@@ -59,8 +66,9 @@ stock_initrd=/hwlab/data/inner-initramfs-stock.cpio.gz
 . /hwlab/scenarios/_matrix_cells.sh
 . /hwlab/scenarios/_matrix_huge.sh
 . /hwlab/scenarios/_matrix_boot.sh
-samples=2
-[ "$matrix" = full ] && samples=3
+samples=2 smca_events=3
+[ "$matrix" = full ] && samples=3 smca_events=10
+[ -n "$smca_events_opt" ] && smca_events=$smca_events_opt
 [ -n "$samples_opt" ] && samples=$samples_opt
 
 gpa_pfn() { printf '%#x' $(($1 >> 12)); }
