@@ -370,8 +370,18 @@ UNIT_TEST(smca_dfr_decide, "SMCA: deferred error, interrupt or poll, and why")
 	CHECK_EQ(vector, DFR_VECTOR);
 	/* another bank, not configured: its poll */
 	CHECK_EQ(decide(0, &vector), SMCA_DFR_BANK_NOT_APIC);
-	/* the bank number past the banks: the poll, not a read past config[] */
+	/*
+	 * A bank number past the banks: the poll, not a read past config[],
+	 * even where what lies beyond it (every bank's DESTAT, DEADDR, MISC1-4)
+	 * would read as DeferredIntType APIC.
+	 */
+	for (i = 0; i < HWLAB_MCE_BANKS; i++) {
+		wr(SMCA_MSR(i, SMCA_CONFIG), 1ull << 37);
+		for (j = SMCA_DESTAT; j <= SMCA_MISC4; j++)
+			wr(SMCA_MSR(i, j), 1ull << 37);
+	}
 	CHECK_EQ(decide(HWLAB_MCE_BANKS, &vector), SMCA_DFR_BANK_NOT_APIC);
+	CHECK_EQ(decide(HWLAB_MCE_BANKS + 1, &vector), SMCA_DFR_BANK_NOT_APIC);
 	CHECK_EQ(decide(~0u, &vector), SMCA_DFR_BANK_NOT_APIC);
 
 	/* DeferredIntType 0 (none), 2 (SMI), 3 (reserved): only 1 is APIC */
