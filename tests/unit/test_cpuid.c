@@ -278,7 +278,8 @@ static struct kvm_cpuid2 *table_without(unsigned int function)
 
 static int same_table(const struct kvm_cpuid2 *a, const struct kvm_cpuid2 *b)
 {
-	return a->nent == b->nent && !memcmp(a->entries, b->entries, a->nent * sizeof(a->entries[0]));
+	return a->nent == b->nent &&
+	       !memcmp(a->entries, b->entries, a->nent * sizeof(a->entries[0]));
 }
 
 /* whether c is the outer VM's table with bits set in leaf f's EBX (r 1) or ECX (r 2) */

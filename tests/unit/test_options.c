@@ -38,7 +38,8 @@ UNIT_TEST(options, "VMM options table")
 		"--mce-lsb MODE", "--on-unrecoverable A", "--memmap FILE", "--poison-gpa GPA",
 		"--poison-pass N", "--poison-method M", "--poison-vmm-heap", "--check", "--help",
 		"--kernel BZIMAGE", "--initrd FILE", "--append CMDLINE", "--console FILE",
-		"--mce-vendor V", "--smca MODE", "--console-stamp", "--console-in FILE", "hugetlb-1g",
+		"--mce-vendor V", "--smca MODE", "--console-stamp", "--console-in FILE",
+		"hugetlb-1g",
 	};
 	struct vmm_options o;
 	char usage[8192];

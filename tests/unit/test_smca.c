@@ -165,7 +165,8 @@ static void check_kept_regs(unsigned int bank)
 	unsigned int r;
 
 	CHECK_EQ(rd(SMCA_MSR(bank, SMCA_CONFIG)), SMCA_CONFIG_RO);
-	CHECK_EQ(SMCA_CONFIG_RO, 0x25);	/* McaX, DeferredErrorLogging, DeferredIntType supported */
+	/* McaX, DeferredErrorLoggingSupported, DeferredIntTypeSupported */
+	CHECK_EQ(SMCA_CONFIG_RO, 0x25);
 	/* the guest's RW bits only: McaXEn and DeferredIntType; the RO bits stay set */
 	CHECK_EQ(wr(SMCA_MSR(bank, SMCA_CONFIG), ~0ull), 0);
 	CHECK_EQ(rd(SMCA_MSR(bank, SMCA_CONFIG)), SMCA_CONFIG_RO | (1ull << 32) | (3ull << 37));
@@ -473,7 +474,8 @@ UNIT_TEST(smca_reset, "SMCA: vCPU reset restores the power-on registers")
 		CHECK(rd(SMCA_MSR(bank, SMCA_DESTAT)) == 0, "bank %u DESTAT", bank);
 		CHECK(rd(SMCA_MSR(bank, SMCA_DEADDR)) == 0, "bank %u DEADDR", bank);
 		for (r = SMCA_MISC1; r <= SMCA_MISC4; r++)
-			CHECK(rd(SMCA_MSR(bank, r)) == 0, "bank %u MISC%u", bank, r - SMCA_MISC1 + 1);
+			CHECK(rd(SMCA_MSR(bank, r)) == 0, "bank %u MISC%u", bank,
+			      r - SMCA_MISC1 + 1);
 		CHECK(rd(SMCA_MSR(bank, SMCA_IPID)) == SMCA_IPID_UMC(bank), "bank %u IPID", bank);
 	}
 	CHECK_EQ(rd(MSR_CU_DEF_ERR), 0x1020);
