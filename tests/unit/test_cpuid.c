@@ -262,3 +262,82 @@ UNIT_TEST(cpuid_xsave, "CPUID: XSAVE as the vCPU can enable it (outer VM's KVM)"
 	test_outer_vm_xsetbv_exits();
 	test_synthetic();
 }
+
+/* KVM's table without one leaf: as a KVM that does not report it would give it */
+static struct kvm_cpuid2 *table_without(unsigned int function)
+{
+	struct kvm_cpuid2 *c = table(outer_vm_cpuid, OUTER_NENT);
+	unsigned int k, n = 0;
+
+	for (k = 0; k < c->nent; k++)
+		if (c->entries[k].function != function)
+			c->entries[n++] = c->entries[k];
+	c->nent = n;
+	return c;
+}
+
+static int same_table(const struct kvm_cpuid2 *a, const struct kvm_cpuid2 *b)
+{
+	return a->nent == b->nent &&
+	       !memcmp(a->entries, b->entries, a->nent * sizeof(a->entries[0]));
+}
+
+/* whether c is the outer VM's table with bits set in leaf f's EBX (r 1) or ECX (r 2) */
+static int only_bits_added(struct kvm_cpuid2 *c, unsigned int f, int r, unsigned int bits)
+{
+	struct kvm_cpuid2 *raw = table(outer_vm_cpuid, OUTER_NENT);
+	unsigned int k;
+	int same;
+
+	for (k = 0; k < raw->nent; k++) {
+		struct kvm_cpuid_entry2 *e = &raw->entries[k];
+
+		if (e->function != f || e->index != 0)
+			continue;
+		if (r == 1)
+			e->ebx |= bits;
+		else if (r == 2)
+			e->ecx |= bits;
+	}
+	same = same_table(c, raw);
+	free(raw);
+	return same;
+}
+
+/* a refusal leaves KVM's table as it was */
+static int unchanged_without(struct kvm_cpuid2 *c, unsigned int function)
+{
+	struct kvm_cpuid2 *raw = table_without(function);
+	int same = same_table(c, raw);
+
+	free(raw);
+	return same;
+}
+
+UNIT_TEST(cpuid_hypervisor_smca, "CPUID: the hypervisor bit and the SMCA bit")
+{
+	struct kvm_cpuid2 *c = table(outer_vm_cpuid, OUTER_NENT);
+
+	/* leaf 1 ECX bit 31, which KVM leaves clear, and nothing else */
+	CHECK_EQ(reg(c, 1, 0, 2) & (1U << 31), 0);
+	CHECK_EQ(cpuid_set_hypervisor(c), 0);
+	CHECK_EQ(reg(c, 1, 0, 2), 0x76f83203U | (1U << 31));
+	CHECK(only_bits_added(c, 1, 2, 1U << 31), "only leaf 1 ECX bit 31 changed");
+	free(c);
+	/* no leaf 1 to set it in: refused, the table as it was */
+	c = table_without(1);
+	CHECK_EQ(cpuid_set_hypervisor(c), -1);
+	CHECK(unchanged_without(c, 1), "the table without leaf 1 left as it was");
+	free(c);
+
+	/* 0x80000007 EBX bit 3 (SMCA) beside what KVM gave (bit 1, SUCCOR), and nothing else */
+	c = table(outer_vm_cpuid, OUTER_NENT);
+	CHECK_EQ(cpuid_set_smca(c), 0);
+	CHECK_EQ(reg(c, 0x80000007, 0, 1), 0x2 | (1U << 3));
+	CHECK(only_bits_added(c, 0x80000007, 1, 1U << 3), "only 0x80000007 EBX bit 3 changed");
+	free(c);
+	c = table_without(0x80000007);
+	CHECK_EQ(cpuid_set_smca(c), -1);
+	CHECK(unchanged_without(c, 0x80000007), "the table without 0x80000007 left as it was");
+	free(c);
+}

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* From a SIGBUS event to the machine check for it, without a VM. */
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mce/mce_event.h"
 #include "unit.h"
@@ -158,4 +161,65 @@ UNIT_TEST(mce_event, "SIGBUS event to machine check")
 	CHECK_EQ(mce_event_prepare(&mem, 0, &ev, &p), -1);
 	CHECK(p.ext.slot == NULL, "no slot for an address outside RAM");
 	CHECK_EQ(p.ev.addr, hva + 16 * MiB);
+}
+
+/*
+ * The sigbus line mce_event_report() prints for p, into line (stdout to a
+ * file meanwhile: before report_start() the report channel writes at once).
+ */
+static void report_line(const struct pending_mce *p, char *line, size_t len)
+{
+	char path[] = "/tmp/hwlab-unit-XXXXXX";
+	int fd = mkstemp(path), saved = dup(STDOUT_FILENO);
+	FILE *f;
+
+	line[0] = 0;
+	fflush(stdout);
+	dup2(fd, STDOUT_FILENO);
+	mce_event_report(0, p, "injected", NULL);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	f = fdopen(fd, "r");
+	rewind(f);
+	if (!fgets(line, len, f))
+		line[0] = 0;
+	fclose(f);
+	unlink(path);
+}
+
+/* how the guest heard of the error (SMCA, #24): "told", and for the poll "told_why" */
+UNIT_TEST(mce_event_told, "sigbus line: how the guest was told")
+{
+	struct memslot_table mem = { .count = 1 };
+	uintptr_t hva = 0x7f0000000000ULL;
+	struct sigbus_event ev = { .code = BUS_MCEERR_AO, .addr = hva + 0x523000, .lsb = 12 };
+	static const char why[] = "poll: the deferred-error LVT entry is masked";
+	struct pending_mce p;
+	char line[2048];
+
+	mem.slots[0] = (struct memslot){ .gpa = 0, .size = 16 * MiB, .hva = (uint8_t *)hva };
+	CHECK_EQ(mce_event_prepare(&mem, 1, &ev, &p), 0);
+
+	/* nobody decided: neither key (a bare-metal guest, an Intel one) */
+	report_line(&p, line, sizeof(line));
+	CHECK(strstr(line, "\"event\":\"sigbus\"") != NULL, "a sigbus line: %s", line);
+	CHECK(!strstr(line, "\"told\""), "no told: %s", line);
+	CHECK(!strstr(line, "\"told_why\""), "no told_why: %s", line);
+
+	/* the deferred-error interrupt: told, no why */
+	p.told = "interrupt";
+	report_line(&p, line, sizeof(line));
+	CHECK(strstr(line, ",\"told\":\"interrupt\"") != NULL, "told interrupt: %s", line);
+	CHECK(!strstr(line, "\"told_why\""), "no told_why: %s", line);
+
+	/* the poll, and why */
+	p.told = "poll";
+	p.told_why = why;
+	report_line(&p, line, sizeof(line));
+	CHECK(strstr(line, ",\"told\":\"poll\",\"told_why\":\"poll: the deferred-error LVT "
+		     "entry is masked\"") != NULL, "told poll, and why: %s", line);
+	/* still one JSON object: the keys after it are there */
+	CHECK(strstr(line, "\"t_ns\":") != NULL && line[strlen(line) - 2] == '}',
+	      "the line ends well: %s", line);
 }

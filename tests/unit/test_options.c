@@ -38,7 +38,8 @@ UNIT_TEST(options, "VMM options table")
 		"--mce-lsb MODE", "--on-unrecoverable A", "--memmap FILE", "--poison-gpa GPA",
 		"--poison-pass N", "--poison-method M", "--poison-vmm-heap", "--check", "--help",
 		"--kernel BZIMAGE", "--initrd FILE", "--append CMDLINE", "--console FILE",
-		"--mce-vendor V", "--console-stamp", "--console-in FILE", "hugetlb-1g",
+		"--mce-vendor V", "--smca MODE", "--console-stamp", "--console-in FILE",
+		"hugetlb-1g",
 	};
 	struct vmm_options o;
 	char usage[8192];
@@ -150,6 +151,33 @@ UNIT_TEST(options, "VMM options table")
 		CHECK_EQ(parse(&o, lx_extent), 0);
 		CHECK(o.mce_page_lsb == 0 && o.mce_vendor == 0, "explicit choices win");
 	}
+}
+
+/* --smca auto | on | off: -1, 1, 0 in o->smca, auto when not given; anything else refused */
+UNIT_TEST(options_smca, "VMM options: --smca")
+{
+	static const char *const lx[] = { "--kernel", "bz", NULL };
+	struct vmm_options o;
+
+	CHECK_EQ(parse(&o, (const char *const[]){ "g.elf", NULL }), 0);
+	CHECK_EQ(o.smca, -1);
+	CHECK_EQ(parse(&o, lx), 0);
+	CHECK_EQ(o.smca, -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--smca", "on", "--kernel", "bz", NULL }), 0);
+	CHECK_EQ(o.smca, 1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--smca", "off", "--kernel", "bz", NULL }), 0);
+	CHECK_EQ(o.smca, 0);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--smca", "auto", "--kernel", "bz", NULL }), 0);
+	CHECK_EQ(o.smca, -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--smca=on", "g.elf", NULL }), 0);
+	CHECK_EQ(o.smca, 1);
+
+	fprintf(stderr, "(the next error messages are expected)\n");
+	CHECK_EQ(parse(&o, (const char *const[]){ "--smca", "yes", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--smca", "ON", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--smca", "", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--smca", "1", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "g.elf", "--smca", NULL }), -1);
 }
 
 /*
