@@ -29,6 +29,7 @@ CASES = [
     ("early-default-poll", "early kill (AO), default poll", "isolated_ms"),
     ("smp", "two vCPUs", None),
     ("salvage", "hugetlb RAM, shared: 2 MiB lost, salvaged", "salvage_ms"),
+    ("smca", "early kill (AO), SMCA, default poll", "acted_median_ms"),
     ("hugetlb", "hugetlb RAM, private: 2 MiB lost, 512 pages told", "spread_ms"),
 ]
 
@@ -129,6 +130,14 @@ def rows(cells, checks):
             elif kv.get("outcome") == "died":
                 # private hugetlb on 6.12 and later: the documented limit (docs/design.md)
                 row[title] = f"guest dies (limit: THP split reads the lost 2 MiB; {kv.get('recovered', '?')} told)"
+            elif cell == "smca":
+                # how the guest heard of it, how its targets died, median times
+                t = kv.get(tkey)
+                codes = kv.get("target_codes", "")
+                by_ao = codes.count("BUS_MCEERR_AO")
+                row[title] = (f"told by {kv.get('told', '?')}; {by_ao} of {kv.get('events', '?')} "
+                              f"isolated before the target's read"
+                              + (f", memory_failure() {t} ms (median)" if t and t != "none" else ""))
             elif cell == "salvage":
                 t = kv.get(tkey)
                 row[title] = (f"recovered, {kv.get('recovered', '?')} of 512 pages lost"

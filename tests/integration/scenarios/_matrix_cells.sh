@@ -130,11 +130,6 @@ dfr_acts() {
 	esac
 	return 0
 }
-# median N... : the middle value (the lower of the two middle ones), or none
-median() {
-	[ $# -gt 0 ] || { echo none; return; }
-	printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"
-}
 # smca_cell K : AOs on a Scalable MCA vCPU (--smca on), the kernel's own
 # poll interval (300 s), the target rereading its pages every 30 s:
 # $smca_events times, page 3 of the newest target. A kernel whose handler
@@ -151,7 +146,7 @@ hwlab_inner.interval_ms=30000 hwlab_inner.check_interval=default" --smca on $bac
 	grep -E 'LVT offset|SMCA|FW_BUG|Firmware Bug|x2apic|unchecked MSR' "$k-$tag.con" |
 		head -n 8 | sed 's/^/  con: /'
 	poll=$(sed -n 's/.*INNER-MCE check_interval=\([0-9a-z]*\) .*/\1/p' "$k-$tag.con" | head -n 1)
-	sc_n=1 sc_iso= sc_inj= sc_told_all=yes sc_ao_all=yes sc_codes= told= code=
+	sc_n=1 sc_iso= sc_act= sc_inj= sc_told_all=yes sc_ao_all=yes sc_codes= told= code=
 	while [ $sc_n -le "$smca_events" ]; do
 		sc_ready=$(grep -c 'INNER-READY tag=target' "$k-$tag.con")
 		poison_page "$k-$tag.con" 3
@@ -165,25 +160,33 @@ hwlab_inner.interval_ms=30000 hwlab_inner.check_interval=default" --smca on $bac
 		code=$(grep "INNER-SIGBUS tag=target .* idx=3" "$k-$tag.con" | tail -n 1 |
 			sed -n 's/.* code=\(BUS_MCEERR_A[OR]\) .*/\1/p')
 		iso=$(guest_ms "$k-$tag.con" "$t0" "Memory failure: $pfn: recovery action" 0)
-		echo "  $k AO $sc_n: $gpa told=$told inject=$(ms "$t0" "$t_inj") ms isolated=$iso ms target=$code"
+		# memory_failure()'s first line for the page (with early kill, its
+		# SIGBUS to the target, sent after the unmap): the guest acted
+		# there; the Recovered line waits for the console to print that one
+		act=$(guest_ms "$k-$tag.con" "$t0" "Memory failure: $pfn: " 0)
+		echo "  $k AO $sc_n: $gpa told=$told inject=$(ms "$t0" "$t_inj") ms acted=$act ms recovered=$iso ms target=$code"
 		[ "$sc_n" = 1 ] && grep -E 'mce:|Memory failure|INNER-SIGBUS' "$k-$tag.con" |
 			awk -v t0="$t0" '{ t = $1; sub(/^\[t_ns=/, "", t); sub(/\].*/, "", t); if (t + 0 >= t0) print }' |
 			head -n 8 | sed 's/^/  con: /'
 		[ "$told" = interrupt ] || sc_told_all=no
 		[ "$code" = BUS_MCEERR_AO ] || sc_ao_all=no
 		case $iso in [0-9]*) sc_iso="$sc_iso $iso" ;; esac
+		case $act in [0-9]*) sc_act="$sc_act $act" ;; esac
 		sc_inj="$sc_inj $(ms "$t0" "$t_inj")"
 		sc_codes="$sc_codes ${code:-none}"
 		sc_n=$((sc_n + 1))
 	done
-	iso_med=$(median $sc_iso)
+	printf '%s\n' $sc_iso >"$k-$tag.iso"
+	printf '%s\n' $sc_act >"$k-$tag.act"
+	iso_med=$(median "$k-$tag.iso")	# _matrix_boot.sh's
+	act_med=$(median "$k-$tag.act")
 	check "$k-$tag-recovered" "$kver: every AO's page isolated (Recovered): $smca_events" \
 		test "$(echo $sc_iso | wc -w)" -eq "$smca_events"
 	dfr=
 	if dfr_acts "$k"; then
 		check "$k-$tag-told-interrupt" "$kver (check_interval $poll s): each AO told by its deferred-error interrupt" \
 			test "$sc_told_all" = yes
-		check "$k-$tag-ao-first" "$kver: each target got BUS_MCEERR_AO before it read the page again (isolated at the interrupt; median $iso_med ms)" \
+		check "$k-$tag-ao-first" "$kver: each target got BUS_MCEERR_AO before it read the page again (memory_failure() at the interrupt: median $act_med ms after the write, Recovered line $iso_med ms)" \
 			test "$sc_ao_all" = yes
 	else
 		# the source says it logs the error and clears the bank: the page
@@ -216,6 +219,6 @@ hwlab_inner.interval_ms=30000 hwlab_inner.check_interval=default" --smca on $bac
 		sh -c "! grep -qE 'Kernel panic|Oops|BUG:|unchecked MSR' $k-$tag.con"
 	measure "$k" "$tag" vmm=hwlab check_interval_s="$poll" told="${told:-none}" \
 		events="$smca_events" target_codes="$(echo $sc_codes | tr ' ' ,)" dfr_interrupts="${dfr:-none}" \
-		inject_ms="$(echo $sc_inj | tr ' ' ,)" isolated_ms="$(echo $sc_iso | tr ' ' ,)" \
-		isolated_median_ms="$iso_med"
+		inject_ms="$(echo $sc_inj | tr ' ' ,)" acted_ms="$(echo $sc_act | tr ' ' ,)" \
+		isolated_ms="$(echo $sc_iso | tr ' ' ,)" acted_median_ms="$act_med" isolated_median_ms="$iso_med"
 }
