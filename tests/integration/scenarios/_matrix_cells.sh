@@ -147,7 +147,12 @@ hwlab_inner.interval_ms=30000 hwlab_inner.check_interval=default" --smca on $bac
 		head -n 8 | sed 's/^/  con: /'
 	poll=$(sed -n 's/.*INNER-MCE check_interval=\([0-9a-z]*\) .*/\1/p' "$k-$tag.con" | head -n 1)
 	sc_n=1 sc_iso= sc_act= sc_inj= sc_told_all=yes sc_ao_all=yes sc_codes= told= code=
-	while [ $sc_n -le "$smca_events" ]; do
+	# a kernel that does not act on the interrupt waits 30 s for each
+	# target's read, and keeps each AO in a bank until its 300 s poll (nine
+	# banks): three events show it
+	sc_events=$smca_events
+	dfr_acts "$k" || [ "$sc_events" -le 3 ] || sc_events=3
+	while [ $sc_n -le "$sc_events" ]; do
 		sc_ready=$(grep -c 'INNER-READY tag=target' "$k-$tag.con")
 		poison_page "$k-$tag.con" 3
 		wait_for "$k-$tag.log" '"event":"sigbus"' '"si_code":"BUS_MCEERR_AO"' '"action":"inject"' \
@@ -180,8 +185,8 @@ hwlab_inner.interval_ms=30000 hwlab_inner.check_interval=default" --smca on $bac
 	printf '%s\n' $sc_act >"$k-$tag.act"
 	iso_med=$(median "$k-$tag.iso")	# _matrix_boot.sh's
 	act_med=$(median "$k-$tag.act")
-	check "$k-$tag-recovered" "$kver: every AO's page isolated (Recovered): $smca_events" \
-		test "$(echo $sc_iso | wc -w)" -eq "$smca_events"
+	check "$k-$tag-recovered" "$kver: every AO's page isolated (Recovered): $sc_events" \
+		test "$(echo $sc_iso | wc -w)" -eq "$sc_events"
 	dfr=
 	if dfr_acts "$k"; then
 		check "$k-$tag-told-interrupt" "$kver (check_interval $poll s): each AO told by its deferred-error interrupt" \
@@ -204,7 +209,7 @@ hwlab_inner.interval_ms=30000 hwlab_inner.check_interval=default" --smca on $bac
 	dfr=$(sed -n 's/.*INNER-IRQ dfr=\([0-9a-z]*\).*/\1/p' "$k-$tag.con" | tail -n 1)
 	dfr_acts "$k" &&
 		check "$k-$tag-dfr-counted" "$kver: its /proc/interrupts counted the deferred-error interrupts (DFR $dfr)" \
-			test "${dfr:-0}" -ge "$smca_events" 2>/dev/null
+			test "${dfr:-0}" -ge "$sc_events" 2>/dev/null
 	expect_count "$k-$tag-ar" 1 "$k-$tag.log" '"si_code":"BUS_MCEERR_AR"' "\"gpa\":\"$gpa\"" \
 		'"action":"inject"' '"told":"machine_check"'
 	check "$k-$tag-ar-recovered" "$kver: the AR's $pfn isolated through the SMCA registers: Recovered" \
@@ -218,7 +223,7 @@ hwlab_inner.interval_ms=30000 hwlab_inner.check_interval=default" --smca on $bac
 	check "$k-$tag-no-panic" "$kver: no oops, panic or unchecked MSR access" \
 		sh -c "! grep -qE 'Kernel panic|Oops|BUG:|unchecked MSR' $k-$tag.con"
 	measure "$k" "$tag" vmm=hwlab check_interval_s="$poll" told="${told:-none}" \
-		events="$smca_events" target_codes="$(echo $sc_codes | tr ' ' ,)" dfr_interrupts="${dfr:-none}" \
+		events="$sc_events" target_codes="$(echo $sc_codes | tr ' ' ,)" dfr_interrupts="${dfr:-none}" \
 		inject_ms="$(echo $sc_inj | tr ' ' ,)" acted_ms="$(echo $sc_act | tr ' ' ,)" \
 		isolated_ms="$(echo $sc_iso | tr ' ' ,)" acted_median_ms="$act_med" isolated_median_ms="$iso_med"
 }
