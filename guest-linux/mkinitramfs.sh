@@ -2,7 +2,7 @@
 # Pack the Linux guest's initramfs: busybox-static, guest-linux/init and
 # the workload. It travels inside the outer VM's initramfs, to be booted by
 # hwlab-vmm there.
-# Usage: guest-linux/mkinitramfs.sh OUTPUT.cpio.gz POISON_TARGET [MCELOG_WATCH]
+# Usage: guest-linux/mkinitramfs.sh OUTPUT.cpio.gz POISON_TARGET [MCELOG_WATCH [MSR_POKE]]
 #
 # RAS_SUITE (env): also pack that Debian suite's rasdaemon and sqlite3 CLI
 # (scripts/debian-suite.sh sysroot SUITE rasdaemon sqlite3), for stock guest
@@ -16,7 +16,7 @@
 # built without them and its message goes to /etc/hwlab-ras-unavailable,
 # which init prints as the reason.
 set -euo pipefail
-out=$1 target=$2 mcelog_watch=${3:-}
+out=$1 target=$2 mcelog_watch=${3:-} msr_poke=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 busybox=${BUSYBOX:-/bin/busybox}
 ras_suite=${RAS_SUITE:-}
@@ -37,6 +37,7 @@ cp "$busybox" "$root/bin/busybox"
 install -m 0755 "$here/init" "$root/init"
 install -m 0755 "$target" "$root/bin/poison_target"
 [ -z "$mcelog_watch" ] || install -m 0755 "$mcelog_watch" "$root/bin/mcelog_watch"
+[ -z "$msr_poke" ] || install -m 0755 "$msr_poke" "$root/bin/msr_poke"
 
 # install_from SYSROOT PATH: PATH (absolute inside the sysroot) at the same
 # path in the image, symlinks followed (a library's soname link to its file)

@@ -17,7 +17,8 @@
 # the vapic ROM): the image of the side-by-side with QEMU (compare scenario).
 #
 # STOCK_KERNELS (env): a directory of Debian's stock kernels
-# (scripts/stock-kernels.sh: SUITE/vmlinuz and SUITE/version, or
+# (scripts/stock-kernels.sh: SUITE/vmlinuz, SUITE/version and
+# SUITE/modules.cpio.gz, or
 # SUITE/unavailable), packed as /hwlab/data/stock/SUITE/: the guests users
 # run, for the guest matrix and the side-by-side (compare image only).
 #
@@ -114,7 +115,7 @@ if [ -n "$stock_kernels" ]; then
 	for d in "$stock_kernels"/*/; do
 		suite=$(basename "$d")
 		mkdir -p "$root/hwlab/data/stock/$suite"
-		for f in vmlinuz version unavailable; do
+		for f in vmlinuz version modules.cpio.gz unavailable; do
 			[ -f "$d/$f" ] && cp "$d/$f" "$root/hwlab/data/stock/$suite/"
 		done
 	done

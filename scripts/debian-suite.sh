@@ -15,7 +15,9 @@
 #       suite moves, and its versions file lists them.
 #   scripts/debian-suite.sh kernel SUITE
 #       the suite's newest stock kernel (what linux-image-amd64 depends on):
-#       prints "VMLINUZ PACKAGE VERSION"; only /boot is unpacked.
+#       prints "VMLINUZ PACKAGE VERSION"; only the image is unpacked, and
+#       beside it modules/NAME.ko, decompressed, of the few modules the
+#       test guests load (msr: /dev/cpu/N/msr).
 #   scripts/debian-suite.sh version SUITE PKG
 #       the suite's candidate version of PKG.
 #
@@ -127,6 +129,8 @@ version)
 	;;
 kernel)
 	[ $# -eq 0 ] || usage
+	# modules kept beside the image, in DIR/modules/NAME.ko (see below)
+	kernel_modules=${HWLAB_KERNEL_MODULES:-msr}
 	meta=linux-image-amd64
 	[ -n "$(candidate $meta)" ] || unavailable "package $meta is not in Debian $suite ($mirror)"
 	# linux-image-amd64 depends on the versioned image package (signed or
@@ -140,13 +144,19 @@ kernel)
 	deps=$(kdeps "$meta")
 	pkg=${deps%%$'\n'*}
 	[ -n "$pkg" ] || unavailable "$meta in Debian $suite depends on no kernel image package"
+	# (its modules: in the image package up to 6.x; in 7.x the small one
+	# also depends on linux-modules-VERSION, which holds them)
+	modpkg=$(pcache depends "$pkg" | sed -n 's/^ *Depends: \(linux-modules-[0-9][^ ]*\).*/\1/p' |
+		sed -n 1p)
 	deps=$(kdeps "$pkg")
 	binary=$(sed -n '/^linux-binary-/{p;q}' <<<"$deps")
 	[ -n "$binary" ] && pkg=$binary
+	[ -n "$modpkg" ] || modpkg=$pkg
 	ver=$(candidate "$pkg")
 	[ -n "$ver" ] || unavailable "package $pkg is not in Debian $suite ($mirror)"
 	dest=$cache/kernels/$pkg-$ver
-	if [ ! -f "$dest/vmlinuz" ]; then
+	# (a cache from before the modules were kept has no modules/: fetched again)
+	if [ ! -f "$dest/vmlinuz" ] || [ ! -d "$dest/modules" ]; then
 		(cd "$state/archives" && papt download "$pkg=$ver" >&2) ||
 			unavailable "cannot download $pkg $ver from Debian $suite ($mirror)"
 		deb=$state/archives/${pkg}_${ver//:/%3a}_amd64.deb
@@ -159,15 +169,39 @@ kernel)
 			sed -n 1p || true)
 		[ -n "$image" ] || die "$pkg $ver (Debian $suite) holds no /boot/vmlinuz-* or /usr/lib/modules/*/vmlinuz"
 		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" "$image"
-		mkdir -p "$tmp/out"
+		mkdir -p "$tmp/out/modules"
 		mv "$tmp/$image" "$tmp/out/vmlinuz"
+		# the few modules a test guest loads (init: /lib/modules/hwlab/),
+		# decompressed here (busybox insmod need not read .ko.xz): the msr
+		# driver, /dev/cpu/N/msr (CONFIG_X86_MSR=m in Debian's config)
+		moddeb=$deb
+		if [ "$modpkg" != "$pkg" ]; then
+			(cd "$state/archives" && papt download "$modpkg=$ver" >&2) ||
+				unavailable "cannot download $modpkg $ver from Debian $suite ($mirror)"
+			moddeb=$state/archives/${modpkg}_${ver//:/%3a}_amd64.deb
+			[ -f "$moddeb" ] || die "apt downloaded no archive $moddeb for $modpkg $ver"
+			listing=$(dpkg-deb -c "$moddeb")
+		fi
+		for mod in $kernel_modules; do
+			path=$(grep -o "\./[^ ]*/$mod\.ko\(\.xz\|\.zst\|\.gz\)\?$" <<<"$listing" |
+				sed -n 1p || true)
+			[ -n "$path" ] || continue	# built in, or not built: init says so
+			dpkg-deb --fsys-tarfile "$moddeb" | tar -x -C "$tmp" "$path"
+			case $path in
+			*.xz) xz -dc "$tmp/$path" >"$tmp/out/modules/$mod.ko" ;;
+			*.zst) zstd -qdc "$tmp/$path" >"$tmp/out/modules/$mod.ko" ;;
+			*.gz) gzip -dc "$tmp/$path" >"$tmp/out/modules/$mod.ko" ;;
+			*) cp "$tmp/$path" "$tmp/out/modules/$mod.ko" ;;
+			esac
+		done
 		printf '%s %s %s\n' "$pkg" "$ver" "$suite" >"$tmp/out/version"
 		mkdir -p "$cache/kernels"
 		rm -rf "$dest"
 		mv "$tmp/out" "$dest"
 		rm -rf "$tmp"
-		# the .deb holds the modules too (about 100 MB): the image is all we keep
-		rm -f "$deb"
+		# the .deb holds all the modules (about 100 MB): the image and the
+		# few above are all we keep
+		rm -f "$deb" "$moddeb"
 	fi
 	echo "$dest/vmlinuz $pkg $ver"
 	;;

@@ -55,9 +55,14 @@ UNIT_TEST(ao_queue, "AO queue of one vCPU: bound, close, deferred, kick")
 	CHECK_EQ(q.len, MCE_QUEUE_LEN);		/* still counted while delivered */
 	CHECK_EQ(ao_queue_push(&q, &t, &p), QUEUE_FULL);
 	out[1] = out[5];
+	out[1].held_why = "no bank free";
+	CHECK(ao_queue_deferred_why(&q, &t) == NULL, "nothing held back yet, so no reason");
 	ao_queue_settle(&q, &t, n, out, 2, 0);
 	CHECK_EQ(q.len, 2);
 	CHECK_EQ(q.deferred, 2);
+	/* why they wait, as the last one put back says: a full queue's reason */
+	CHECK(ao_queue_deferred_why(&q, &t) && !strcmp(ao_queue_deferred_why(&q, &t), "no bank free"),
+	      "the held entries' reason");
 	CHECK_EQ(q.entries[1].mce.addr, 0x6000);
 	p = entry(0x900000);
 	CHECK_EQ(ao_queue_push(&q, &t, &p), QUEUED);
@@ -68,6 +73,7 @@ UNIT_TEST(ao_queue, "AO queue of one vCPU: bound, close, deferred, kick")
 	CHECK_EQ(q.len, 2);
 	CHECK_EQ(q.entries[0].mce.addr, 0x1000);	/* the deferred one first */
 	CHECK_EQ(q.entries[1].mce.addr, 0xa00000);
+	CHECK(ao_queue_deferred_why(&q, &t) == NULL, "the one put back said no reason");
 
 	/* full of deferred entries: the guest's machine check holds them */
 	while (ao_queue_push(&q, &t, &p) == QUEUED)

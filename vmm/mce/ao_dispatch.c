@@ -35,6 +35,8 @@ static void queue_on_running_vcpu(struct vm *vm, const struct pending_mce *p,
 				  const struct vcpu *except)
 {
 	unsigned int i, full = 0, deferred = 0;
+	const char *held = NULL;
+	char why[192];
 
 	for (i = 0; i < vm->opt->nr_vcpus; i++) {
 		struct vcpu *v = &vm->vcpus[i];
@@ -46,17 +48,21 @@ static void queue_on_running_vcpu(struct vm *vm, const struct pending_mce *p,
 		if (r == QUEUED)
 			return;
 		full += r == QUEUE_FULL;
-		deferred += r == QUEUE_FULL_DEFERRED;
+		if (r == QUEUE_FULL_DEFERRED) {
+			deferred++;
+			held = ao_queue_deferred_why(&v->mce->queue, &v->thread);
+		}
 	}
 	/*
 	 * Which one it is matters to whoever reads the log: a guest stuck in a
 	 * machine check, or more AOs at once than the queues hold.
 	 */
-	if (deferred)
-		not_delivered(vm, MCE_EVENT_NO_VCPU, p, "not delivered: every running vCPU's "
-			      "injection queue is full (the guest has not finished its machine "
-			      "checks)");
-	else if (full)
+	if (deferred) {
+		/* held back for a machine check in progress, or for a free bank */
+		snprintf(why, sizeof(why), "not delivered: every running vCPU's injection queue "
+			 "is full (%s)", held ? held : AO_HELD_IN_MCE);
+		not_delivered(vm, MCE_EVENT_NO_VCPU, p, why);
+	} else if (full)
 		not_delivered(vm, MCE_EVENT_NO_VCPU, p, "not delivered: every running vCPU's "
 			      "injection queue is full (a burst of AOs outran delivery)");
 	else
@@ -138,10 +144,17 @@ void mce_delivery_close_vcpu(struct vcpu *v)
 	smca_report_vcpu(v);
 	n = ao_queue_drain(&v->mce->queue, &v->thread, left);
 	for (i = 0; i < n; i++) {
-		if (v->vm->stop)
-			not_delivered(v->vm, v->id, &left[i], "not delivered: the VM stopped first");
-		else
+		if (v->vm->stop) {
+			char why[192];
+
+			/* what it waited for, if it did: the guest that never took it */
+			snprintf(why, sizeof(why), "not delivered: the VM stopped first%s%s%s",
+				 left[i].held_why ? " (it waited: " : "",
+				 left[i].held_why ? left[i].held_why : "", left[i].held_why ? ")" : "");
+			not_delivered(v->vm, v->id, &left[i], why);
+		} else {
 			queue_on_running_vcpu(v->vm, &left[i], v);
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ void ao_queue_reset(struct ao_queue *q, struct vcpu_thread *t)
 	pthread_mutex_lock(&t->lock);
 	q->len = 0;
 	q->deferred = 0;
+	q->deferred_why = NULL;
 	pthread_mutex_unlock(&t->lock);
 }
 
@@ -49,7 +50,18 @@ void ao_queue_settle(struct ao_queue *q, struct vcpu_thread *t, unsigned int tak
 	memcpy(q->entries, kept, nkept * sizeof(kept[0]));
 	q->len = nkept + (q->len - taken);
 	q->deferred = stopping ? 0 : nkept;
+	q->deferred_why = q->deferred ? kept[nkept - 1].held_why : NULL;
 	pthread_mutex_unlock(&t->lock);
+}
+
+const char *ao_queue_deferred_why(struct ao_queue *q, struct vcpu_thread *t)
+{
+	const char *why;
+
+	pthread_mutex_lock(&t->lock);
+	why = q->deferred ? q->deferred_why : NULL;
+	pthread_mutex_unlock(&t->lock);
+	return why;
 }
 
 unsigned int ao_queue_drain(struct ao_queue *q, struct vcpu_thread *t,

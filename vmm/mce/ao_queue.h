@@ -17,13 +17,14 @@
 struct ao_queue {
 	struct pending_mce entries[MCE_QUEUE_LEN];
 	unsigned int len;
-	unsigned int deferred;		/* of them, put back for a machine check in progress */
+	unsigned int deferred;		/* of them, put back: the guest cannot take them yet */
+	const char *deferred_why;	/* why, the last one put back says (held_why) */
 };
 
 enum ao_queue_result {
 	QUEUED,
 	QUEUE_FULL,		/* of AOs the vCPU has not taken yet: a burst outran it */
-	QUEUE_FULL_DEFERRED,	/* and it holds some back: the guest is in a machine check */
+	QUEUE_FULL_DEFERRED,	/* and it holds some back: the guest cannot take them yet */
 	VCPU_CLOSED,
 };
 
@@ -46,6 +47,11 @@ unsigned int ao_queue_peek(struct ao_queue *q, struct vcpu_thread *t,
  */
 void ao_queue_settle(struct ao_queue *q, struct vcpu_thread *t, unsigned int taken,
 		     const struct pending_mce *kept, unsigned int nkept, int stopping);
+/*
+ * Why q holds AOs back (a full queue's QUEUE_FULL_DEFERRED), as its entries
+ * say (pending_mce.held_why), or NULL when it holds none or none says.
+ */
+const char *ao_queue_deferred_why(struct ao_queue *q, struct vcpu_thread *t);
 /* After vcpu_thread_close(): take everything left into out. */
 unsigned int ao_queue_drain(struct ao_queue *q, struct vcpu_thread *t,
 			    struct pending_mce out[MCE_QUEUE_LEN]);

@@ -118,8 +118,10 @@ static int deliver(struct vcpu *v, struct pending_mce *p)
 		told.len = GUEST_PAGE_SIZE;
 	}
 
-	if (ao && state == MCE_GUEST_IN_MCE)
+	if (ao && state == MCE_GUEST_IN_MCE) {
+		p->held_why = AO_HELD_IN_MCE;
 		return DELIVER_DEFERRED;	/* one machine check at a time */
+	}
 	/*
 	 * An AMD deferred error only sits in its bank until the guest's poll
 	 * reads and clears it; writing another over it would lose the first.
@@ -128,8 +130,16 @@ static int deliver(struct vcpu *v, struct pending_mce *p)
 	if (ao && state == MCE_GUEST_READY && !(p->mce.status & MCI_STATUS_UC)) {
 		int bank = mce_pick_deferred_bank(mce_free_banks(v, HWLAB_MCE_DEFERRED_BANKS));
 
-		if (bank < 0)
+		if (bank < 0) {
+			/*
+			 * Bounded by the vCPU's queue (MCE_QUEUE_LEN): a guest
+			 * that never reads its banks (no poll, its interrupt
+			 * masked) has the AOs past it refused, and those
+			 * waiting reported when the VM stops, each saying why.
+			 */
+			p->held_why = AO_HELD_NO_BANK;
 			return DELIVER_DEFERRED;
+		}
 		p->mce.bank = bank;
 	}
 	if (ao && state == MCE_GUEST_READY && mark_notified(v->vm, &told) == 0) {

@@ -21,6 +21,14 @@
 #include "mce/smca.h"
 #include "mce/spread.h"
 
+/*
+ * Why an AO waits in its vCPU's queue (pending_mce.held_why): said when it
+ * is finally not delivered, and by a full queue that holds such AOs.
+ */
+#define AO_HELD_IN_MCE		"the guest has not finished its machine checks"
+#define AO_HELD_NO_BANK		"the guest has not read the deferred errors in its banks " \
+				"(no bank free)"
+
 /* A guest that takes the same AR this many times in a row is stopped. */
 #define AR_REPEAT_LIMIT		16
 

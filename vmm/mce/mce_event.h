@@ -22,6 +22,8 @@ struct pending_mce {
 	int recursive;			/* an AR that found the guest in an #MC already */
 	/* how the guest was told: "machine_check", "interrupt" or "poll" (and why) */
 	const char *told, *told_why;
+	/* an AO the guest could not take yet: why it waits (NULL: it never did) */
+	const char *held_why;
 };
 
 /*
