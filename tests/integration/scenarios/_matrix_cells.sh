@@ -148,8 +148,9 @@ hwlab_inner.interval_ms=30000 hwlab_inner.check_interval=default" --smca on $bac
 	poll=$(sed -n 's/.*INNER-MCE check_interval=\([0-9a-z]*\) .*/\1/p' "$k-$tag.con" | head -n 1)
 	sc_n=1 sc_iso= sc_act= sc_inj= sc_told_all=yes sc_ao_all=yes sc_codes= told= code=
 	# a kernel that does not act on the interrupt waits 30 s for each
-	# target's read, and keeps each AO in a bank until its 300 s poll (nine
-	# banks): three events show it
+	# target's read, and keeps each AO in a bank until its 300 s poll: with
+	# its nine deferred banks full the VMM holds the next AO (no injection
+	# line to wait for). Three events show it
 	sc_events=$smca_events
 	dfr_acts "$k" || [ "$sc_events" -le 3 ] || sc_events=3
 	while [ $sc_n -le "$sc_events" ]; do
