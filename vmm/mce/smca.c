@@ -17,13 +17,29 @@ void smca_vcpu_reset(struct smca_vcpu *s)
 	s->cu_def_err = CU_DEF_ERR_RESET;
 	for (i = 0; i < SMCA_EILVT_COUNT; i++)
 		s->eilvt[i] = EILVT_MASKED;
-	s->last_reason = -1;
+}
+
+/* Which of this file's MSRs index is: a bank register (bank, reg), or another. */
+enum smca_msr { OURS_NONE, OURS_DEF_ERR, OURS_EILVT, OURS_BANK };
+
+static enum smca_msr decode(uint32_t index, unsigned int *bank, unsigned int *reg)
+{
+	if (index == MSR_CU_DEF_ERR)
+		return OURS_DEF_ERR;
+	if (index >= X2APIC_MSR_EILVT0 && index < X2APIC_MSR_EILVT0 + SMCA_EILVT_COUNT)
+		return OURS_EILVT;
+	if (index < SMCA_MSR_BASE || index >= SMCA_MSR_END)
+		return OURS_NONE;
+	*bank = (index - SMCA_MSR_BASE) / SMCA_MSR_STRIDE;
+	*reg = (index - SMCA_MSR_BASE) % SMCA_MSR_STRIDE;
+	return OURS_BANK;
 }
 
 int smca_msr_is_ours(uint32_t index)
 {
-	return (index >= SMCA_MSR_BASE && index < SMCA_MSR_END) || index == MSR_CU_DEF_ERR ||
-	       (index >= X2APIC_MSR_EILVT0 && index < X2APIC_MSR_EILVT0 + SMCA_EILVT_COUNT);
+	unsigned int bank, reg;
+
+	return decode(index, &bank, &reg) != OURS_NONE;
 }
 
 /* The legacy MSR behind an SMCA register of bank, or 0 if it has none. */
@@ -42,6 +58,20 @@ static uint32_t legacy_msr(unsigned int bank, unsigned int reg)
 	return 0;
 }
 
+/* The registers kept here as the guest writes them (DESTAT, DEADDR, MISC1-4), or NULL. */
+static uint64_t *kept_reg(struct smca_vcpu *s, unsigned int bank, unsigned int reg)
+{
+	switch (reg) {
+	case SMCA_DESTAT:
+		return &s->destat[bank];
+	case SMCA_DEADDR:
+		return &s->deaddr[bank];
+	case SMCA_MISC1 ... SMCA_MISC4:
+		return &s->misc_hi[bank][reg - SMCA_MISC1];
+	}
+	return NULL;
+}
+
 /* The x2APIC LVT exists only in x2APIC mode: KVM would #GP any 0x8xx MSR otherwise. */
 static int x2apic_mode(const struct smca_backend *b)
 {
@@ -52,48 +82,27 @@ static int x2apic_mode(const struct smca_backend *b)
 	return (base & (APICBASE_ENABLE | APICBASE_X2APIC)) == (APICBASE_ENABLE | APICBASE_X2APIC);
 }
 
-int smca_msr_read(struct smca_vcpu *s, const struct smca_backend *b, uint32_t index,
-		  uint64_t *data)
+/* The guest's read of bank register reg: 0, or -1 for a #GP. */
+static int bank_read(struct smca_vcpu *s, const struct smca_backend *b, unsigned int bank,
+		     unsigned int reg, uint64_t *data)
 {
-	unsigned int bank, reg;
+	uint64_t *kept = kept_reg(s, bank, reg);
 
-	s->msr_exits++;
-	if (index == MSR_CU_DEF_ERR) {
-		*data = s->cu_def_err;
+	if (kept) {
+		*data = *kept;
 		return 0;
 	}
-	if (index >= X2APIC_MSR_EILVT0 && index < X2APIC_MSR_EILVT0 + SMCA_EILVT_COUNT) {
-		if (!x2apic_mode(b))
-			goto refuse;
-		*data = s->eilvt[index - X2APIC_MSR_EILVT0];
-		return 0;
-	}
-	if (index < SMCA_MSR_BASE || index >= SMCA_MSR_END)
-		goto refuse;
-	bank = (index - SMCA_MSR_BASE) / SMCA_MSR_STRIDE;
-	reg = (index - SMCA_MSR_BASE) % SMCA_MSR_STRIDE;
 	switch (reg) {
 	case SMCA_CTL:
 	case SMCA_STATUS:
 	case SMCA_ADDR:
 	case SMCA_MISC0:
-		if (b->get_msr(b->ctx, legacy_msr(bank, reg), data))
-			goto refuse;
-		return 0;
+		return b->get_msr(b->ctx, legacy_msr(bank, reg), data) ? -1 : 0;
 	case SMCA_CONFIG:
 		*data = SMCA_CONFIG_RO | s->config[bank];
 		return 0;
 	case SMCA_IPID:
 		*data = SMCA_IPID_UMC(bank);
-		return 0;
-	case SMCA_DESTAT:
-		*data = s->destat[bank];
-		return 0;
-	case SMCA_DEADDR:
-		*data = s->deaddr[bank];
-		return 0;
-	case SMCA_MISC1 ... SMCA_MISC4:
-		*data = s->misc_hi[bank][reg - SMCA_MISC1];
 		return 0;
 	case SMCA_SYND:
 	case SMCA_SYND1:
@@ -101,9 +110,36 @@ int smca_msr_read(struct smca_vcpu *s, const struct smca_backend *b, uint32_t in
 		*data = 0;	/* no SYNDV in any status hwlab-vmm injects */
 		return 0;
 	}
-refuse:
-	s->msr_refused++;
 	return -1;
+}
+
+int smca_msr_read(struct smca_vcpu *s, const struct smca_backend *b, uint32_t index,
+		  uint64_t *data)
+{
+	unsigned int bank, reg;
+	int r = -1;
+
+	s->msr_exits++;
+	switch (decode(index, &bank, &reg)) {
+	case OURS_DEF_ERR:
+		*data = s->cu_def_err;
+		r = 0;
+		break;
+	case OURS_EILVT:
+		if (x2apic_mode(b)) {
+			*data = s->eilvt[index - X2APIC_MSR_EILVT0];
+			r = 0;
+		}
+		break;
+	case OURS_BANK:
+		r = bank_read(s, b, bank, reg, data);
+		break;
+	case OURS_NONE:
+		break;
+	}
+	if (r)
+		s->msr_refused++;
+	return r;
 }
 
 /*
@@ -125,56 +161,61 @@ static int legacy_write(const struct smca_backend *b, unsigned int bank, unsigne
 	return b->set_msr(b->ctx, legacy_msr(bank, reg), data);
 }
 
-int smca_msr_write(struct smca_vcpu *s, const struct smca_backend *b, uint32_t index,
-		   uint64_t data)
+/* The guest's write of bank register reg: 0, or -1 for a #GP. */
+static int bank_write(struct smca_vcpu *s, const struct smca_backend *b, unsigned int bank,
+		      unsigned int reg, uint64_t data)
 {
-	unsigned int bank, reg;
+	uint64_t *kept = kept_reg(s, bank, reg);
 
-	s->msr_exits++;
-	if (index == MSR_CU_DEF_ERR) {
-		s->cu_def_err = data & CU_DEF_ERR_RW;
+	if (kept) {
+		*kept = data;
 		return 0;
 	}
-	if (index >= X2APIC_MSR_EILVT0 && index < X2APIC_MSR_EILVT0 + SMCA_EILVT_COUNT) {
-		if (!x2apic_mode(b))
-			goto refuse;
-		s->eilvt[index - X2APIC_MSR_EILVT0] = (uint32_t)data & EILVT_RW;
-		return 0;
-	}
-	if (index < SMCA_MSR_BASE || index >= SMCA_MSR_END)
-		goto refuse;
-	bank = (index - SMCA_MSR_BASE) / SMCA_MSR_STRIDE;
-	reg = (index - SMCA_MSR_BASE) % SMCA_MSR_STRIDE;
 	switch (reg) {
 	case SMCA_CTL:
 	case SMCA_STATUS:
 	case SMCA_ADDR:
 	case SMCA_MISC0:
-		if (legacy_write(b, bank, reg, data))
-			goto refuse;
-		return 0;
+		return legacy_write(b, bank, reg, data) ? -1 : 0;
 	case SMCA_CONFIG:
 		s->config[bank] = data & SMCA_CONFIG_RW;
 		return 0;
-	case SMCA_IPID:
-		return 0;	/* read-only, writes ignored as on hardware */
-	case SMCA_DESTAT:
-		s->destat[bank] = data;
-		return 0;
-	case SMCA_DEADDR:
-		s->deaddr[bank] = data;
-		return 0;
-	case SMCA_MISC1 ... SMCA_MISC4:
-		s->misc_hi[bank][reg - SMCA_MISC1] = data;
-		return 0;
+	case SMCA_IPID:		/* read-only, writes ignored as on hardware */
 	case SMCA_SYND:
 	case SMCA_SYND1:
 	case SMCA_SYND2:
 		return 0;
 	}
-refuse:
-	s->msr_refused++;
 	return -1;
+}
+
+int smca_msr_write(struct smca_vcpu *s, const struct smca_backend *b, uint32_t index,
+		   uint64_t data)
+{
+	unsigned int bank, reg;
+	int r = -1;
+
+	s->msr_exits++;
+	switch (decode(index, &bank, &reg)) {
+	case OURS_DEF_ERR:
+		s->cu_def_err = data & CU_DEF_ERR_RW;
+		r = 0;
+		break;
+	case OURS_EILVT:
+		if (x2apic_mode(b)) {
+			s->eilvt[index - X2APIC_MSR_EILVT0] = (uint32_t)data & EILVT_RW;
+			r = 0;
+		}
+		break;
+	case OURS_BANK:
+		r = bank_write(s, b, bank, reg, data);
+		break;
+	case OURS_NONE:
+		break;
+	}
+	if (r)
+		s->msr_refused++;
+	return r;
 }
 
 enum smca_dfr smca_dfr_decide(const struct smca_vcpu *s, unsigned int bank, uint8_t *vector)

@@ -101,7 +101,6 @@ struct smca_vcpu {
 	/* counted for the report: every MSR exit taken, those refused (#GP) */
 	unsigned long msr_exits, msr_refused;
 	unsigned long raised, polled;		/* batches told each way */
-	int last_reason;			/* enum smca_dfr of the last batch */
 };
 
 /*
