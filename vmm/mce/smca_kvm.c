@@ -3,6 +3,7 @@
 #include "mce/smca_kvm.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <linux/kvm.h>
@@ -149,12 +150,15 @@ void smca_raise_pending(struct vcpu *v)
 void smca_report_vcpu(struct vcpu *v)
 {
 	const struct smca_vcpu *s = &v->mce->smca;
+	unsigned int offset = CU_DEF_ERR_DFR_OFFSET(s->cu_def_err);
+	char lvt[16] = "none";	/* MSR_CU_DEF_ERR names no entry (the guest's write) */
 
 	if (!(v->vm->mce_style & MCE_STYLE_SMCA))
 		return;
+	if (offset < SMCA_EILVT_COUNT)
+		snprintf(lvt, sizeof(lvt), "%#x", s->eilvt[offset]);
 	report("smca", "\"vcpu\":%u,\"msr_exits\":%lu,\"msr_refused\":%lu,\"dfr_interrupts\":%lu,"
-	       "\"dfr_polls\":%lu,\"dfr_lvt\":\"%#x\",\"cu_def_err\":\"%#llx\"", v->id,
-	       s->msr_exits, s->msr_refused, s->raised, s->polled,
-	       s->eilvt[CU_DEF_ERR_DFR_OFFSET(s->cu_def_err) & (SMCA_EILVT_COUNT - 1)],
+	       "\"dfr_polls\":%lu,\"dfr_lvt\":\"%s\",\"cu_def_err\":\"%#llx\"", v->id,
+	       s->msr_exits, s->msr_refused, s->raised, s->polled, lvt,
 	       (unsigned long long)s->cu_def_err);
 }
