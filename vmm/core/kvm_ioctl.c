@@ -46,3 +46,26 @@ int vcpu_set_msrs(int vcpu_fd, unsigned int vcpu_id, struct kvm_msrs *msrs)
 {
 	return msrs_ioctl(vcpu_fd, vcpu_id, KVM_SET_MSRS, "KVM_SET_MSRS", msrs);
 }
+
+/* One MSR: a kvm_msrs header and its single entry. */
+struct one_msr {
+	struct kvm_msrs hdr;
+	struct kvm_msr_entry entry;
+};
+
+int vcpu_get_msr(int vcpu_fd, unsigned int vcpu_id, uint32_t index, uint64_t *data)
+{
+	struct one_msr m = { .hdr.nmsrs = 1, .entry.index = index };
+
+	if (vcpu_get_msrs(vcpu_fd, vcpu_id, &m.hdr))
+		return -1;
+	*data = m.entry.data;
+	return 0;
+}
+
+int vcpu_set_msr(int vcpu_fd, unsigned int vcpu_id, uint32_t index, uint64_t data)
+{
+	struct one_msr m = { .hdr.nmsrs = 1, .entry.index = index, .entry.data = data };
+
+	return vcpu_set_msrs(vcpu_fd, vcpu_id, &m.hdr);
+}

@@ -29,5 +29,8 @@ int __kvm_ioctl(int fd, unsigned long req, void *arg, const char *name, int vcpu
  */
 int vcpu_get_msrs(int vcpu_fd, unsigned int vcpu_id, struct kvm_msrs *msrs);
 int vcpu_set_msrs(int vcpu_fd, unsigned int vcpu_id, struct kvm_msrs *msrs);
+/* The same for one MSR: 0, or -1 after the message naming it. */
+int vcpu_get_msr(int vcpu_fd, unsigned int vcpu_id, uint32_t index, uint64_t *data);
+int vcpu_set_msr(int vcpu_fd, unsigned int vcpu_id, uint32_t index, uint64_t data);
 
 #endif

@@ -86,18 +86,15 @@ int mce_setup_vcpu(int kvm_fd, const struct vcpu *v)
 enum mce_guest_state mce_guest_state(const struct vcpu *v)
 {
 	struct kvm_sregs sregs;
-	struct {
-		struct kvm_msrs hdr;
-		struct kvm_msr_entry entry;
-	} msrs = { .hdr.nmsrs = 1, .entry.index = MSR_IA32_MCG_STATUS };
+	uint64_t mcg_status;
 
 	if (vcpu_ioctl(v, KVM_GET_SREGS, &sregs) < 0)
 		return MCE_GUEST_UNKNOWN;
 	if (!(sregs.cr4 & X86_CR4_MCE))
 		return MCE_GUEST_NO_MCE;
-	if (vcpu_get_msrs(v->fd, v->id, &msrs.hdr))
+	if (vcpu_get_msr(v->fd, v->id, MSR_IA32_MCG_STATUS, &mcg_status))
 		return MCE_GUEST_UNKNOWN;
-	if (msrs.entry.data & MCG_STATUS_MCIP)
+	if (mcg_status & MCG_STATUS_MCIP)
 		return MCE_GUEST_IN_MCE;
 	return MCE_GUEST_READY;
 }

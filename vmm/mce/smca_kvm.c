@@ -22,26 +22,15 @@
 static int vcpu_msr_get(void *ctx, uint32_t index, uint64_t *data)
 {
 	const struct vcpu *v = ctx;
-	struct {
-		struct kvm_msrs hdr;
-		struct kvm_msr_entry e;
-	} m = { .hdr.nmsrs = 1, .e.index = index };
 
-	if (vcpu_get_msrs(v->fd, v->id, &m.hdr))
-		return -1;
-	*data = m.e.data;
-	return 0;
+	return vcpu_get_msr(v->fd, v->id, index, data);
 }
 
 static int vcpu_msr_set(void *ctx, uint32_t index, uint64_t data)
 {
 	const struct vcpu *v = ctx;
-	struct {
-		struct kvm_msrs hdr;
-		struct kvm_msr_entry e;
-	} m = { .hdr.nmsrs = 1, .e.index = index, .e.data = data };
 
-	return vcpu_set_msrs(v->fd, v->id, &m.hdr) ? -1 : 0;
+	return vcpu_set_msr(v->fd, v->id, index, data);
 }
 
 int smca_setup_vm(struct vm *vm)
