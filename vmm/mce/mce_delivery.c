@@ -219,10 +219,10 @@ static int deliver_spread(struct vcpu *v)
 			return stop_vcpu(v, &p, "fatal", "KVM_X86_SET_MCE failed for a page of a lost "
 					 "huge page", 0);
 		__atomic_fetch_add(&v->vm->poison->injected, 1, __ATOMIC_RELAXED);
-		if (!(p.mce.status & MCI_STATUS_UC))
-			smca_tell_deferred(v, &p);
 		if (p.mce.status & MCI_STATUS_UC)
 			mce_broadcast_send(v);
+		else
+			smca_tell_deferred(v, &p);
 	}
 	return 0;
 }
