@@ -337,7 +337,7 @@ int main(int argc, char **argv)
 	       cpuid_vendor_name(vm.vendor), (vm.mce_style & MCE_STYLE_AMD) ? "amd" : "intel",
 	       (vm.mce_style & MCE_STYLE_BROADCAST) ? "true" : "false",
 	       (unsigned long long)opt.mem_size, opt.nr_slots, memslot_backing_name(opt.backing),
-	       opt.nr_vcpus, (void *)vm.mem.slots[0].hva, (unsigned long long)HWLAB_MCG_CAP,
+	       opt.nr_vcpus, (void *)vm.mem.slots[0].hva, (unsigned long long)(HWLAB_MCG_CAP_FLAGS | vm.mce_banks),
 	       options_mce_kill_name(opt.mce_kill), guest_ram_published_path(),
 	       guest_ram_stale_removed(), guest_ram_named() ? "true" : "false",
 	       vm.xsetbv_exits < 0 ? "null" : vm.xsetbv_exits ? "true" : "false",

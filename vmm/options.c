@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "mce/mce.h"
 #include "x86/cpuid.h"
 #include "hwlab_abi.h"
 #include "lib/options.h"
@@ -46,6 +47,27 @@ static int set_mem(void *ctx, const struct opt_desc *d, const char *arg)
 		return -1;
 	}
 	o->mem_size = mib << 20;
+	return 0;
+}
+
+/* auto, or a count from QEMU's 10 (the AR bank is 9) to KVM_X86_SETUP_MCE's 32 */
+static int set_mce_banks(void *ctx, const struct opt_desc *d, const char *arg)
+{
+	struct vmm_options *o = ctx;
+	uint64_t n;
+
+	if (!strcmp(arg, "auto")) {
+		o->mce_banks = 0;
+		return 0;
+	}
+	if (opt_number(d->name, arg, HWLAB_MCE_MAX_BANKS, &n))
+		return -1;
+	if (n < HWLAB_MCE_BANKS) {
+		pr_err("--mce-banks %s: give auto or %d..%d (the AR bank is %d)", arg,
+		       HWLAB_MCE_BANKS, HWLAB_MCE_MAX_BANKS, HWLAB_MCE_BANK);
+		return -1;
+	}
+	o->mce_banks = (int)n;
 	return 0;
 }
 
@@ -148,6 +170,10 @@ static const struct opt_desc rows[] = {
 	       "SMCA CPUID bit and bank MSRs) and raise its deferred-error\n"
 	       "interrupt for an AO (default auto: off)",
 	       smca, smca_modes),
+	OPT_CALL_ROW("mce-banks", "N",
+		     "auto | 10..32: the guest's machine-check banks; every bank\n"
+		     "but the AR one (9) may hold a deferred error (default auto:\n"
+		     "KVM's most, 32, with --smca on, else QEMU's 10)", set_mce_banks),
 	CHOICE("on-unrecoverable", "A",
 	       "stop | reset: when the guest cannot take a machine check",
 	       reset_on_unrecoverable, unrecoverable_actions),

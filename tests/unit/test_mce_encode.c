@@ -80,12 +80,39 @@ UNIT_TEST(mce_deferred_bank, "AMD deferred-error banks")
 	CHECK_EQ(mce_pick_deferred_bank(0x0ff), 7);
 	CHECK_EQ(mce_pick_deferred_bank(0x001), 0);
 	CHECK_EQ(mce_pick_deferred_bank(0), -1);
-	/* the AR bank, or banks the guest does not have, are never picked */
+	/* the AR bank is never picked */
 	CHECK_EQ(mce_pick_deferred_bank(1u << HWLAB_MCE_BANK), -1);
-	CHECK_EQ(mce_pick_deferred_bank(~0u << HWLAB_MCE_BANK), -1);
-	/* taking one bank at a time from a full mask gives all nine, once each */
-	for (unsigned int free_mask = ~0u; (bank = mce_pick_deferred_bank(free_mask)) != -1u;
-	     free_mask &= ~(1u << bank))
+	/* banks above it (a guest with more than QEMU's 10) after 8..0, top first */
+	CHECK_EQ(mce_pick_deferred_bank(~0u << HWLAB_MCE_BANK), 31);
+	CHECK_EQ(mce_pick_deferred_bank(1u << 10 | 1u << 3), 3);
+	CHECK_EQ(mce_pick_deferred_bank(1u << 10 | 1u << HWLAB_MCE_BANK), 10);
+	/* taking one bank at a time from a guest's free banks gives each once */
+	for (unsigned int free_mask = mce_deferred_banks(HWLAB_MCE_BANKS);
+	     (bank = mce_pick_deferred_bank(free_mask)) != -1u; free_mask &= ~(1u << bank))
 		every |= 1u << bank;
 	CHECK_EQ(every, HWLAB_MCE_DEFERRED_BANKS);
+	every = 0;
+	for (unsigned int free_mask = mce_deferred_banks(32);
+	     (bank = mce_pick_deferred_bank(free_mask)) != -1u; free_mask &= ~(1u << bank))
+		every |= 1u << bank;
+	CHECK_EQ(every, 0xfffffdff);
+}
+
+/* How many banks: QEMU's 10 unless told, or KVM's most (32) for an SMCA guest. */
+UNIT_TEST(mce_bank_count, "machine-check bank count: QEMU's 10, 32 with SMCA, --mce-banks")
+{
+	CHECK_EQ(mce_deferred_banks(10), 0x1ff);
+	CHECK_EQ(mce_deferred_banks(11), 0x5ff);
+	CHECK_EQ(mce_deferred_banks(32), 0xfffffdff);
+	CHECK_EQ(__builtin_popcount(mce_deferred_banks(32)), 31);
+	/* auto */
+	CHECK_EQ(mce_choose_banks(0, 0, 32), HWLAB_MCE_BANKS);
+	CHECK_EQ(mce_choose_banks(0, 1, 32), 32);
+	CHECK_EQ(mce_choose_banks(0, 1, 64), 32);	/* a KVM with more: ours fit 32 */
+	CHECK_EQ(mce_choose_banks(0, 1, 16), 16);
+	CHECK_EQ(mce_choose_banks(0, 1, 4), HWLAB_MCE_BANKS);	/* refused at vCPU setup */
+	CHECK_EQ(mce_choose_banks(0, 1, -1), HWLAB_MCE_BANKS);	/* the ioctl failed */
+	/* given */
+	CHECK_EQ(mce_choose_banks(32, 0, 32), 32);
+	CHECK_EQ(mce_choose_banks(12, 1, 32), 12);
 }

@@ -38,7 +38,7 @@ UNIT_TEST(options, "VMM options table")
 		"--mce-lsb MODE", "--on-unrecoverable A", "--memmap FILE", "--poison-gpa GPA",
 		"--poison-pass N", "--poison-method M", "--poison-vmm-heap", "--check", "--help",
 		"--kernel BZIMAGE", "--initrd FILE", "--append CMDLINE", "--console FILE",
-		"--mce-vendor V", "--smca MODE", "--console-stamp", "--console-in FILE",
+		"--mce-vendor V", "--smca MODE", "--mce-banks N", "--console-stamp", "--console-in FILE",
 		"hugetlb-1g",
 	};
 	struct vmm_options o;
@@ -178,6 +178,30 @@ UNIT_TEST(options_smca, "VMM options: --smca")
 	CHECK_EQ(parse(&o, (const char *const[]){ "--smca", "", "g.elf", NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ "--smca", "1", "g.elf", NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ "g.elf", "--smca", NULL }), -1);
+}
+
+/* --mce-banks auto | 10..32: 0 (auto) unless given; a count the guest cannot have refused */
+UNIT_TEST(options_mce_banks, "VMM options: --mce-banks")
+{
+	struct vmm_options o;
+
+	CHECK_EQ(parse(&o, (const char *const[]){ "g.elf", NULL }), 0);
+	CHECK_EQ(o.mce_banks, 0);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--mce-banks", "32", "--kernel", "bz", NULL }), 0);
+	CHECK_EQ(o.mce_banks, 32);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--mce-banks", "10", "g.elf", NULL }), 0);
+	CHECK_EQ(o.mce_banks, 10);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--mce-banks", "32", "--mce-banks", "auto",
+						  "g.elf", NULL }), 0);
+	CHECK_EQ(o.mce_banks, 0);
+
+	fprintf(stderr, "(the next error messages are expected)\n");
+	CHECK_EQ(parse(&o, (const char *const[]){ "--mce-banks", "9", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--mce-banks", "0", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--mce-banks", "33", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--mce-banks", "-1", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--mce-banks", "AUTO", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--mce-banks", "", "g.elf", NULL }), -1);
 }
 
 /*

@@ -13,7 +13,8 @@
 #include "x86_mce.h"
 
 #define LEGACY_BASE	0x400u
-#define LEGACY_COUNT	(4 * HWLAB_MCE_BANKS)
+#define LEGACY_COUNT	(4 * HWLAB_MCE_MAX_BANKS)
+/* the fixture's vCPU has QEMU's 10 banks; bank_count() gives it more */
 #define LAST_BANK	(HWLAB_MCE_BANKS - 1)
 #define SMCA_MSR(bank, reg) (SMCA_MSR_BASE + SMCA_MSR_STRIDE * (bank) + (reg))
 /* Linux's DEFERRED_ERROR_VECTOR: what a guest programs into the LVT entry */
@@ -75,7 +76,7 @@ static void setup(void)
 		fake.legacy[i] = 0x1111000000000000ull | (LEGACY_BASE + i);
 	fake.apicbase = 0xfee00000ull | APICBASE_ENABLE | APICBASE_X2APIC;
 	memset(&s, 0, sizeof(s));
-	smca_vcpu_reset(&s);
+	smca_vcpu_reset(&s, HWLAB_MCE_BANKS);
 }
 
 /* RDMSR as the guest sees it: the value, or GP for a #GP */
@@ -224,8 +225,13 @@ UNIT_TEST(smca_bank_msrs, "SMCA: bank registers, legacy-backed and kept, KVM's w
 	CHECK_EQ(fake.stray, 0);
 
 	/* the range: first MSR of bank 0 to the last of the last bank, nothing either side */
-	CHECK_EQ(SMCA_MSR_END, 0xc00020a0);
+	CHECK_EQ(SMCA_MSR_END, 0xc0002200);
 	CHECK(rd(SMCA_MSR(LAST_BANK, SMCA_SYND2)) != GP, "the last bank's last MSR");
+	/* a bank the vCPU does not have (MCG_CAP says 10): a #GP, as on hardware */
+	CHECK_EQ(rd(SMCA_MSR(LAST_BANK + 1, SMCA_CONFIG)), GP);
+	CHECK_EQ(rd(SMCA_MSR(LAST_BANK + 1, SMCA_IPID)), GP);
+	CHECK_EQ(wr(SMCA_MSR(LAST_BANK + 1, SMCA_DESTAT), 0), -1);
+	CHECK_EQ(rd(SMCA_MSR(HWLAB_MCE_MAX_BANKS - 1, SMCA_STATUS)), GP);
 	CHECK_EQ(rd(SMCA_MSR_END), GP);
 	CHECK_EQ(wr(SMCA_MSR_END, 0), -1);
 	CHECK_EQ(rd(SMCA_MSR_BASE - 1), GP);
@@ -449,6 +455,33 @@ UNIT_TEST(smca_dfr_decide, "SMCA: deferred error, interrupt or poll, and why")
 	CHECK(!strcmp(smca_dfr_reason((enum smca_dfr)99), "poll"), "an unknown decision: poll");
 }
 
+/* A vCPU with KVM's most banks (32): every SMCA bank is there, the last one legacy-backed. */
+UNIT_TEST(smca_32_banks, "SMCA: 32 banks, each bank's registers, the deferred decision")
+{
+	uint8_t vector = 0;
+	unsigned int bank;
+
+	setup();
+	smca_vcpu_reset(&s, HWLAB_MCE_MAX_BANKS);
+	CHECK_EQ(s.nbanks, 32);
+	for (bank = 0; bank < HWLAB_MCE_MAX_BANKS; bank++) {
+		CHECK(rd(SMCA_MSR(bank, SMCA_IPID)) == SMCA_IPID_UMC(bank), "bank %u IPID", bank);
+		CHECK(rd(SMCA_MSR(bank, SMCA_STATUS)) == fake.legacy[4 * bank + 1],
+		      "bank %u STATUS is the legacy bank's", bank);
+	}
+	CHECK_EQ(rd(SMCA_MSR_END), GP);
+	wr(SMCA_MSR(31, SMCA_CONFIG), 1ull << 37);
+	wr(MSR_CU_DEF_ERR, 0x1020);
+	wr(0x852, DFR_VECTOR);
+	CHECK_EQ(smca_dfr_decide(&s, 31, &vector), SMCA_DFR_INTERRUPT);
+	CHECK_EQ(vector, DFR_VECTOR);
+	CHECK_EQ(smca_dfr_decide(&s, 32, &vector), SMCA_DFR_BANK_NOT_APIC);
+	/* more than the arrays hold is clamped, never a bank past them */
+	smca_vcpu_reset(&s, 64);
+	CHECK_EQ(s.nbanks, HWLAB_MCE_MAX_BANKS);
+	CHECK_EQ(fake.stray, 0);
+}
+
 UNIT_TEST(smca_reset, "SMCA: vCPU reset restores the power-on registers")
 {
 	unsigned int bank, r;
@@ -467,7 +500,7 @@ UNIT_TEST(smca_reset, "SMCA: vCPU reset restores the power-on registers")
 	for (r = 0; r < 4; r++)
 		wr(0x850 + r, 0x40 + r);
 
-	smca_vcpu_reset(&s);
+	smca_vcpu_reset(&s, HWLAB_MCE_BANKS);
 	for (bank = 0; bank < HWLAB_MCE_BANKS; bank++) {
 		CHECK(rd(SMCA_MSR(bank, SMCA_CONFIG)) == SMCA_CONFIG_RO, "bank %u CONFIG", bank);
 		CHECK(rd(SMCA_MSR(bank, SMCA_DESTAT)) == 0, "bank %u DESTAT", bank);
@@ -484,7 +517,7 @@ UNIT_TEST(smca_reset, "SMCA: vCPU reset restores the power-on registers")
 
 	/* from any state at all, not only the guest's writes */
 	memset(&s, 0xa5, sizeof(s));
-	smca_vcpu_reset(&s);
+	smca_vcpu_reset(&s, HWLAB_MCE_BANKS);
 	CHECK_EQ(rd(SMCA_MSR(LAST_BANK, SMCA_CONFIG)), SMCA_CONFIG_RO);
 	CHECK_EQ(rd(SMCA_MSR(LAST_BANK, SMCA_MISC4)), 0);
 	CHECK_EQ(rd(SMCA_MSR(0, SMCA_DEADDR)), 0);

@@ -60,6 +60,7 @@ struct vm {
 	int xsetbv_exits;		/* kvm_dev_xsetbv_exits() */
 	unsigned long long xsave_components;	/* XCR0's bits the CPUID offers */
 	int mce_style;			/* MCE_STYLE_* (mce.h) */
+	unsigned int mce_banks;		/* MCG_CAP's bank count (mce_choose_style()) */
 	/* the kind's MCE choices, for mce/ (struct guest_kind says what they mean) */
 	int mce_as_vcpu_vendor;
 	int mce_spread;

@@ -30,6 +30,7 @@ struct vmm_options {
 	const char *console_in;		/* the UART's input: a file, a FIFO, or "-" (stdin) */
 	int mce_vendor;			/* -1 auto (the CPUID's), or enum cpu_vendor */
 	int smca;			/* -1 auto, 0 off, 1 on (mce/smca.h) */
+	int mce_banks;			/* 0 auto (mce_choose_banks()), else 10..32 */
 	uint64_t mem_size;		/* bytes */
 	unsigned int nr_slots;
 	int backing;			/* enum memslot_backing */

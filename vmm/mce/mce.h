@@ -8,10 +8,17 @@
 
 #include "x86_mce.h"
 
-/* The same bank layout QEMU gives a guest: 10 banks, inject into the last. */
+/*
+ * The same bank layout QEMU gives a guest: 10 banks, inject into bank 9.
+ * With --mce-banks (a Scalable MCA guest gets KVM's most by default) there
+ * are up to 32, KVM_X86_SETUP_MCE's limit; the AR bank stays 9 and the
+ * banks above it hold deferred errors too.
+ */
 #define HWLAB_MCE_BANKS		10
+#define HWLAB_MCE_MAX_BANKS	32
 #define HWLAB_MCE_BANK		9
-#define HWLAB_MCG_CAP		(MCG_CTL_P | MCG_SER_P | HWLAB_MCE_BANKS)
+#define HWLAB_MCG_CAP_FLAGS	(MCG_CTL_P | MCG_SER_P)
+#define HWLAB_MCG_CAP		(HWLAB_MCG_CAP_FLAGS | HWLAB_MCE_BANKS)
 /*
  * AMD deferred errors (AO) wait in their bank until the guest's MCE poll
  * reads them; a second bank keeps one that is not yet read from being
@@ -22,9 +29,18 @@
 /*
  * Every bank but the AR one may hold a deferred error, bank 8 first: the
  * guest's poll reads them all at once, so a lost huge page (511 deferred
- * errors) is told nine pages a poll, not one.
+ * errors) is told nine pages a poll with QEMU's 10 banks, not one, and 31
+ * with 32 banks.
  */
 #define HWLAB_MCE_DEFERRED_BANKS	((1u << HWLAB_MCE_BANK) - 1)
+
+/* The banks that may hold a deferred error when the guest has nbanks. */
+static inline unsigned int mce_deferred_banks(unsigned int nbanks)
+{
+	unsigned int all = nbanks >= 32 ? ~0u : (1u << nbanks) - 1;
+
+	return all & ~(1u << HWLAB_MCE_BANK);
+}
 /*
  * An MCA broadcast as the CPUs that did not see the error find it, QEMU's
  * value (cpu_x86_inject_mce, MCE_INJECT_BROADCAST): VAL|UC in bank 1, with
@@ -64,15 +80,19 @@ void mce_encode_amd(enum mce_kind kind, uint64_t gpa, struct kvm_x86_mce *out);
 void mce_encode_broadcast(struct kvm_x86_mce *out);
 
 /*
- * Check what KVM supports and give the vCPU HWLAB_MCG_CAP. Returns 0, or -1
- * after a message naming what is missing or which ioctl failed.
- */
-/*
  * The machine-check encoding and delivery the guest gets (vm->mce_style),
- * from the vCPUs' CPUID and --mce-vendor; 0, or -1 after a message.
+ * from the vCPUs' CPUID, --mce-vendor and --smca, and its bank count
+ * (vm->mce_banks, --mce-banks); 0, or -1 after a message.
  */
 int mce_choose_style(struct vm *vm);
+/*
+ * Check what KVM supports and give the vCPU MCG_CTL_P|MCG_SER_P and
+ * vm->mce_banks banks. Returns 0, or -1 after a message naming what is
+ * missing or which ioctl failed.
+ */
 int mce_setup_vcpu(int kvm_fd, const struct vcpu *v);
+/* The bank count for a guest: --mce-banks, else KVM's most with SMCA, else QEMU's 10. Pure. */
+unsigned int mce_choose_banks(int opt_banks, int smca, int kvm_max_banks);
 
 enum mce_guest_state {
 	MCE_GUEST_READY,

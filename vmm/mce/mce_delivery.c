@@ -46,7 +46,7 @@ int mce_delivery_init_vcpu(struct vcpu *v)
 		pr_err("out of memory for vCPU %u's machine-check state", v->id);
 		return -1;
 	}
-	smca_vcpu_reset(&v->mce->smca);
+	smca_vcpu_reset(&v->mce->smca, v->vm->mce_banks);
 	return 0;
 }
 
@@ -61,7 +61,7 @@ void mce_delivery_reset_vcpu(struct vcpu *v)
 	v->mce->broadcasts = 0;
 	pthread_mutex_unlock(&v->thread.lock);
 	/* the vCPU thread's own: no lock */
-	smca_vcpu_reset(&v->mce->smca);
+	smca_vcpu_reset(&v->mce->smca, v->vm->mce_banks);
 	v->mce->dfr_raise = 0;
 }
 
@@ -128,7 +128,7 @@ static int deliver(struct vcpu *v, struct pending_mce *p)
 	 * It waits for a free bank.
 	 */
 	if (ao && state == MCE_GUEST_READY && !(p->mce.status & MCI_STATUS_UC)) {
-		int bank = mce_pick_deferred_bank(mce_free_banks(v, HWLAB_MCE_DEFERRED_BANKS));
+		int bank = mce_pick_deferred_bank(mce_free_banks(v, mce_deferred_banks(v->vm->mce_banks)));
 
 		if (bank < 0) {
 			/*
@@ -199,13 +199,15 @@ static int deliver_spread(struct vcpu *v)
 	if (mce_guest_state(v) != MCE_GUEST_READY)
 		return 0;
 	if (amd) {
-		free_mask = mce_free_banks(v, HWLAB_MCE_DEFERRED_BANKS);
+		unsigned int deferred = mce_deferred_banks(v->vm->mce_banks);
+
+		free_mask = mce_free_banks(v, deferred);
 		/*
 		 * A guest that takes the deferred-error interrupt gets one per
 		 * batch: the next batch when it has read and cleared the last
 		 * one, not a bank (and an interrupt) at a time as it clears.
 		 */
-		if (v->mce->smca.raised && free_mask != HWLAB_MCE_DEFERRED_BANKS)
+		if (v->mce->smca.raised && free_mask != deferred)
 			return 0;
 	}
 	while (free_mask && mce_spread_take(v, &p)) {

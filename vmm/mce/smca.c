@@ -6,10 +6,11 @@
 
 #include "x86_mce.h"
 
-void smca_vcpu_reset(struct smca_vcpu *s)
+void smca_vcpu_reset(struct smca_vcpu *s, unsigned int nbanks)
 {
 	unsigned int i;
 
+	s->nbanks = nbanks < HWLAB_MCE_MAX_BANKS ? nbanks : HWLAB_MCE_MAX_BANKS;
 	memset(s->config, 0, sizeof(s->config));
 	memset(s->destat, 0, sizeof(s->destat));
 	memset(s->deaddr, 0, sizeof(s->deaddr));
@@ -132,7 +133,8 @@ int smca_msr_read(struct smca_vcpu *s, const struct smca_backend *b, uint32_t in
 		}
 		break;
 	case OURS_BANK:
-		r = bank_read(s, b, bank, reg, data);
+		if (bank < s->nbanks)
+			r = bank_read(s, b, bank, reg, data);
 		break;
 	case OURS_NONE:
 		break;
@@ -208,7 +210,8 @@ int smca_msr_write(struct smca_vcpu *s, const struct smca_backend *b, uint32_t i
 		}
 		break;
 	case OURS_BANK:
-		r = bank_write(s, b, bank, reg, data);
+		if (bank < s->nbanks)
+			r = bank_write(s, b, bank, reg, data);
 		break;
 	case OURS_NONE:
 		break;
@@ -223,7 +226,7 @@ enum smca_dfr smca_dfr_decide(const struct smca_vcpu *s, unsigned int bank, uint
 	unsigned int offset = CU_DEF_ERR_DFR_OFFSET(s->cu_def_err);
 	uint32_t lvt;
 
-	if (bank >= HWLAB_MCE_BANKS ||
+	if (bank >= s->nbanks ||
 	    ((s->config[bank] & SMCA_CONFIG_DFR_TYPE) >> SMCA_CONFIG_DFR_TYPE_SHIFT) !=
 	    SMCA_CONFIG_DFR_APIC)
 		return SMCA_DFR_BANK_NOT_APIC;

@@ -45,7 +45,7 @@
 
 #define SMCA_MSR_BASE		0xc0002000u
 #define SMCA_MSR_STRIDE		0x10u
-#define SMCA_MSR_END		(SMCA_MSR_BASE + SMCA_MSR_STRIDE * HWLAB_MCE_BANKS)
+#define SMCA_MSR_END		(SMCA_MSR_BASE + SMCA_MSR_STRIDE * HWLAB_MCE_MAX_BANKS)
 #define MSR_CU_DEF_ERR		0xc0000410u
 /* x2APIC MSR of APIC register 0x500 (EILVT0): 0x800 + (0x500 >> 4) */
 #define X2APIC_MSR_EILVT0	0x850u
@@ -93,9 +93,10 @@ enum smca_reg {
 #define EILVT_RW		(EILVT_MASKED | 0x7ffu)
 
 struct smca_vcpu {
-	uint64_t config[HWLAB_MCE_BANKS];	/* the guest's SMCA_CONFIG_RW bits */
-	uint64_t destat[HWLAB_MCE_BANKS], deaddr[HWLAB_MCE_BANKS];
-	uint64_t misc_hi[HWLAB_MCE_BANKS][4];	/* MISC1-4: no blocks, kept as written */
+	unsigned int nbanks;			/* the guest's (MCG_CAP); the others #GP */
+	uint64_t config[HWLAB_MCE_MAX_BANKS];	/* the guest's SMCA_CONFIG_RW bits */
+	uint64_t destat[HWLAB_MCE_MAX_BANKS], deaddr[HWLAB_MCE_MAX_BANKS];
+	uint64_t misc_hi[HWLAB_MCE_MAX_BANKS][4];	/* MISC1-4: no blocks, kept as written */
 	uint64_t cu_def_err;
 	uint32_t eilvt[SMCA_EILVT_COUNT];
 	/* counted for the report: every MSR exit taken, those refused (#GP) */
@@ -113,8 +114,11 @@ struct smca_backend {
 	void *ctx;
 };
 
-/* Power-on state: every bank's CONFIG clear, the LVT entries masked. */
-void smca_vcpu_reset(struct smca_vcpu *s);
+/*
+ * Power-on state of a vCPU with nbanks banks (at most HWLAB_MCE_MAX_BANKS):
+ * every bank's CONFIG clear, the LVT entries masked.
+ */
+void smca_vcpu_reset(struct smca_vcpu *s, unsigned int nbanks);
 
 /* Whether index is an MSR this file emulates (the exit is ours to answer). */
 int smca_msr_is_ours(uint32_t index);

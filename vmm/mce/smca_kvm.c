@@ -35,12 +35,12 @@ static int vcpu_msr_set(void *ctx, uint32_t index, uint64_t data)
 
 int smca_setup_vm(struct vm *vm)
 {
-	static uint8_t deny[SMCA_MSR_STRIDE * HWLAB_MCE_BANKS / 8];	/* all 0: deny */
+	static uint8_t deny[SMCA_MSR_STRIDE * HWLAB_MCE_MAX_BANKS / 8];	/* all 0: deny */
 	struct kvm_msr_filter filter = {
 		.flags = KVM_MSR_FILTER_DEFAULT_ALLOW,
 		.ranges = {
 			{ .flags = KVM_MSR_FILTER_READ | KVM_MSR_FILTER_WRITE, .base = SMCA_MSR_BASE,
-			  .nmsrs = SMCA_MSR_STRIDE * HWLAB_MCE_BANKS, .bitmap = deny },
+			  .nmsrs = SMCA_MSR_STRIDE * HWLAB_MCE_MAX_BANKS, .bitmap = deny },
 			{ .flags = KVM_MSR_FILTER_READ | KVM_MSR_FILTER_WRITE, .base = MSR_CU_DEF_ERR,
 			  .nmsrs = 1, .bitmap = deny },
 		},
