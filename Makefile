@@ -145,10 +145,17 @@ $(BUILD)/inner/msr_poke: guest-linux/msr_poke.c | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -static -o $@ $<
 
+# kmsg_watch: how fast the guest isolates a lost huge page, from its kernel's
+# log record times (init's hwlab_inner.kmsg_watch=)
+$(BUILD)/inner/kmsg_watch: guest-linux/kmsg_watch.c | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -static -o $@ $<
+
 $(BUILD)/inner-initramfs.cpio.gz: $(BUILD)/inner/poison_target $(BUILD)/inner/mcelog_watch \
-		$(BUILD)/inner/msr_poke guest-linux/init guest-linux/mkinitramfs.sh
+		$(BUILD)/inner/msr_poke $(BUILD)/inner/kmsg_watch guest-linux/init \
+		guest-linux/mkinitramfs.sh
 	guest-linux/mkinitramfs.sh $@ $(BUILD)/inner/poison_target $(BUILD)/inner/mcelog_watch \
-		$(BUILD)/inner/msr_poke
+		$(BUILD)/inner/msr_poke $(BUILD)/inner/kmsg_watch
 
 # The same for Debian's stock kernels as the guest, which have tracing (our
 # tinyconfig bzImage has none): plus RAS_SUITE's rasdaemon and sqlite3 CLI
@@ -157,9 +164,10 @@ $(BUILD)/inner-initramfs.cpio.gz: $(BUILD)/inner/poison_target $(BUILD)/inner/mc
 # then prints the reason, and the checks SKIP with it.
 RAS_SUITE ?= sid
 $(BUILD)/inner-initramfs-stock.cpio.gz: $(BUILD)/inner/poison_target $(BUILD)/inner/mcelog_watch \
-		$(BUILD)/inner/msr_poke guest-linux/init guest-linux/mkinitramfs.sh scripts/debian-suite.sh
+		$(BUILD)/inner/msr_poke $(BUILD)/inner/kmsg_watch guest-linux/init \
+		guest-linux/mkinitramfs.sh scripts/debian-suite.sh
 	RAS_SUITE=$(RAS_SUITE) guest-linux/mkinitramfs.sh $@ $(BUILD)/inner/poison_target \
-		$(BUILD)/inner/mcelog_watch $(BUILD)/inner/msr_poke
+		$(BUILD)/inner/mcelog_watch $(BUILD)/inner/msr_poke $(BUILD)/inner/kmsg_watch
 
 $(BUILD)/guest.elf: guest/entry.S guest/guest.c guest/guest.ld include/hwlab_abi.h \
 		include/x86_mce.h | $(BUILD)

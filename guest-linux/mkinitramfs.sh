@@ -2,7 +2,7 @@
 # Pack the Linux guest's initramfs: busybox-static, guest-linux/init and
 # the workload. It travels inside the outer VM's initramfs, to be booted by
 # hwlab-vmm there.
-# Usage: guest-linux/mkinitramfs.sh OUTPUT.cpio.gz POISON_TARGET [MCELOG_WATCH [MSR_POKE]]
+# Usage: guest-linux/mkinitramfs.sh OUTPUT.cpio.gz POISON_TARGET [MCELOG_WATCH [MSR_POKE [KMSG_WATCH]]]
 #
 # RAS_SUITE (env): also pack that Debian suite's rasdaemon and sqlite3 CLI
 # (scripts/debian-suite.sh sysroot SUITE rasdaemon sqlite3), for stock guest
@@ -16,7 +16,7 @@
 # built without them and its message goes to /etc/hwlab-ras-unavailable,
 # which init prints as the reason.
 set -euo pipefail
-out=$1 target=$2 mcelog_watch=${3:-} msr_poke=${4:-}
+out=$1 target=$2 mcelog_watch=${3:-} msr_poke=${4:-} kmsg_watch=${5:-}
 here=$(cd "$(dirname "$0")" && pwd)
 busybox=${BUSYBOX:-/bin/busybox}
 ras_suite=${RAS_SUITE:-}
@@ -38,6 +38,7 @@ install -m 0755 "$here/init" "$root/init"
 install -m 0755 "$target" "$root/bin/poison_target"
 [ -z "$mcelog_watch" ] || install -m 0755 "$mcelog_watch" "$root/bin/mcelog_watch"
 [ -z "$msr_poke" ] || install -m 0755 "$msr_poke" "$root/bin/msr_poke"
+[ -z "$kmsg_watch" ] || install -m 0755 "$kmsg_watch" "$root/bin/kmsg_watch"
 
 # install_from SYSROOT PATH: PATH (absolute inside the sysroot) at the same
 # path in the image, symlinks followed (a library's soname link to its file)

@@ -210,7 +210,7 @@ static uint8_t *map_thp(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: poison_target [--pages N] [--early] [--on-sigbus exit|recover] "
-		"[--interval-ms MS] [--tag NAME] [--thp]\n");
+		"[--interval-ms MS] [--tag NAME] [--thp] [--rounds N]\n");
 	exit(2);
 }
 
@@ -220,11 +220,12 @@ int main(int argc, char **argv)
 		{ "pages", required_argument, NULL, 'p' }, { "early", no_argument, NULL, 'e' },
 		{ "on-sigbus", required_argument, NULL, 's' },
 		{ "interval-ms", required_argument, NULL, 'i' },
-		{ "tag", required_argument, NULL, 't' }, { "thp", no_argument, NULL, 'h' }, { 0 },
+		{ "tag", required_argument, NULL, 't' }, { "thp", no_argument, NULL, 'h' },
+		{ "rounds", required_argument, NULL, 'r' }, { 0 },
 	};
 	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO | SA_NODEFER };
 	/* static: they live across the siglongjmp() back from the handler */
-	static unsigned long interval_ms = 1, round, idx;
+	static unsigned long interval_ms = 1, round, idx, rounds;
 	static time_t last_round_line;
 	static int pagemap;
 	int early = 0, c;
@@ -259,6 +260,12 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			thp = 1;
+			break;
+		case 'r':
+			/* N rounds over its pages, then exit 0: its pages go back free */
+			rounds = strtoul(optarg, &end, 10);
+			if (*end || !rounds)
+				usage();
 			break;
 		default:
 			usage();
@@ -314,6 +321,13 @@ int main(int argc, char **argv)
 				emit(&l);
 				return 3;
 			}
+		}
+		if (rounds && round + 1 >= rounds) {
+			start(&l, "INNER-DONE");
+			put_str(&l, " rounds=");
+			put_num(&l, round + 1, 0);
+			emit(&l);
+			return 0;
 		}
 		if (now - last_round_line >= 2) {
 			last_round_line = now;

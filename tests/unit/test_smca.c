@@ -482,6 +482,21 @@ UNIT_TEST(smca_32_banks, "SMCA: 32 banks, each bank's registers, the deferred de
 	CHECK_EQ(fake.stray, 0);
 }
 
+/* The spread's pace: a batch read, then the guest idle or a second gone by. */
+UNIT_TEST(smca_spread_pace, "SMCA: the next batch of a lost huge page waits for the guest's work")
+{
+	/* still reading the last batch: never, whatever else */
+	CHECK_EQ(smca_spread_batch_due(0, 1, SMCA_BATCH_BUSY_NS * 10), 0);
+	CHECK_EQ(smca_spread_batch_due(0, 0, 0), 0);
+	/* read, and the vCPU halted: its work queue ran dry */
+	CHECK_EQ(smca_spread_batch_due(1, 1, 0), 1);
+	/* read, still busy (in the handler that cleared the banks, or working) */
+	CHECK_EQ(smca_spread_batch_due(1, 0, 0), 0);
+	CHECK_EQ(smca_spread_batch_due(1, 0, SMCA_BATCH_BUSY_NS - 1), 0);
+	/* a guest that never idles gets a batch a second */
+	CHECK_EQ(smca_spread_batch_due(1, 0, SMCA_BATCH_BUSY_NS), 1);
+}
+
 UNIT_TEST(smca_reset, "SMCA: vCPU reset restores the power-on registers")
 {
 	unsigned int bank, r;

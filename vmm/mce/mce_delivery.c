@@ -63,6 +63,7 @@ void mce_delivery_reset_vcpu(struct vcpu *v)
 	/* the vCPU thread's own: no lock */
 	smca_vcpu_reset(&v->mce->smca, v->vm->mce_banks);
 	v->mce->dfr_raise = 0;
+	v->mce->dfr_raised_ns = 0;
 }
 
 /* Every page the kernel reported poisoned: guest memory's list. */
@@ -205,9 +206,10 @@ static int deliver_spread(struct vcpu *v)
 		/*
 		 * A guest that takes the deferred-error interrupt gets one per
 		 * batch: the next batch when it has read and cleared the last
-		 * one, not a bank (and an interrupt) at a time as it clears.
+		 * one, not a bank (and an interrupt) at a time as it clears,
+		 * and has worked through it (smca_spread_batch_due()).
 		 */
-		if (v->mce->smca.raised && free_mask != deferred)
+		if (v->mce->smca.raised && !smca_spread_batch_ready(v, free_mask == deferred))
 			return 0;
 	}
 	while (free_mask && mce_spread_take(v, &p)) {

@@ -261,3 +261,8 @@ const char *smca_dfr_reason(enum smca_dfr d)
 	}
 	return "poll";
 }
+
+int smca_spread_batch_due(int last_batch_read, int guest_halted, uint64_t since_raise_ns)
+{
+	return last_batch_read && (guest_halted || since_raise_ns >= SMCA_BATCH_BUSY_NS);
+}

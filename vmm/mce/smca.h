@@ -146,4 +146,21 @@ enum smca_dfr smca_dfr_decide(const struct smca_vcpu *s, unsigned int bank, uint
 /* "interrupt", or why the poll: for the report. */
 const char *smca_dfr_reason(enum smca_dfr d);
 
+/*
+ * The spread of a lost huge page, a batch per interrupt: may the next batch
+ * go now? Each deferred error the guest reads in its handler is a record in
+ * its MCE pool (7.2: 80 of them, mce/genpool.c), freed only when its work
+ * queue has called memory_failure() for it; one it cannot store is dropped
+ * ("MCE records pool full!") and its page is never isolated. The handler
+ * clears the last bank in an MSR exit, inside the handler: a batch written
+ * then is the next interrupt the moment the handler returns, and the work
+ * queue never runs (measured: 17 batches in 2 s, 80 pages isolated, the
+ * rest dropped, the guest dead at the first untold page it touched). So
+ * the next batch waits until the guest has read the whole last one and then
+ * either halted (its work done: it had nothing left to run) or had
+ * SMCA_BATCH_BUSY_NS to work through it, for a guest that never idles.
+ */
+#define SMCA_BATCH_BUSY_NS	1000000000ull
+int smca_spread_batch_due(int last_batch_read, int guest_halted, uint64_t since_raise_ns);
+
 #endif

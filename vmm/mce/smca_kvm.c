@@ -11,6 +11,7 @@
 #include "core/kvm_ioctl.h"
 #include "core/report.h"
 #include "core/vm.h"
+#include "clock.h"
 #include "log.h"
 #include "mce/mce.h"
 #include "mce/mce_delivery.h"
@@ -128,12 +129,26 @@ void smca_raise_pending(struct vcpu *v)
 	r = ioctl(v->vm->vm_fd, KVM_SIGNAL_MSI, &msi);
 	if (r > 0) {
 		v->mce->smca.raised++;
+		v->mce->dfr_raised_ns = monotonic_ns();
 		return;
 	}
 	/* 0: the guest's APIC did not take it; the error waits for the poll */
 	report("dfr_interrupt", "\"vcpu\":%u,\"vector\":%u,\"status\":\"not_delivered\","
 	       "\"reason\":\"KVM_SIGNAL_MSI: %s\"", v->id, v->mce->dfr_vector,
 	       r ? strerror(errno) : "the local APIC did not accept it");
+}
+
+int smca_spread_batch_ready(const struct vcpu *v, int last_batch_read)
+{
+	struct kvm_mp_state mp = { 0 };
+	int halted;
+
+	if (!last_batch_read)
+		return 0;
+	/* the vCPU thread's own: KVM_RUN has returned, so this does not block */
+	halted = vcpu_ioctl(v, KVM_GET_MP_STATE, &mp) == 0 && mp.mp_state == KVM_MP_STATE_HALTED;
+	return smca_spread_batch_due(last_batch_read, halted,
+				     monotonic_ns() - v->mce->dfr_raised_ns);
 }
 
 void smca_report_vcpu(struct vcpu *v)

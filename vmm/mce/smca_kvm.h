@@ -32,6 +32,12 @@ void smca_tell_deferred(struct vcpu *v, struct pending_mce *p);
 
 /* Before KVM_RUN: one interrupt for the batch of banks written, if any. */
 void smca_raise_pending(struct vcpu *v);
+/*
+ * Whether the guest may take the spread's next batch at this exit
+ * (smca_spread_batch_due()): last_batch_read, and the vCPU halted (KVM's
+ * mp_state, read at a kick) or the last interrupt long enough ago.
+ */
+int smca_spread_batch_ready(const struct vcpu *v, int last_batch_read);
 
 /* As v's thread ends: its counts, one "smca" report line. */
 void smca_report_vcpu(struct vcpu *v);

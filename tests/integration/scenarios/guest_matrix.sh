@@ -18,7 +18,8 @@
 . /hwlab/scenarios/_lib.sh
 # hwlab.matrix_kernels=a,b: only those rows (ours, bookworm, trixie, sid);
 # hwlab.matrix_cases=a,b: only those of full's cases (smp, huge, salvage, smca,
-# default; smca alone skips the boot samples and the late and early cells)
+# lost2m, default; smca and lost2m alone skip the boot samples and the late
+# and early cells)
 # hwlab.matrix_backing=KIND: the late, early and smp guests' RAM, thp
 # unless told: QEMU maps guest RAM with MADV_HUGEPAGE, and so the boot times
 # compare like with like (trixie's 6.12 in one outer boot: 17.2 s on anon
@@ -27,7 +28,7 @@
 # hwlab.matrix_samples=N: boot samples per VMM and kernel (quick 2, full 3)
 # hwlab.matrix_boot_only=1: only the boot samples and K-boot-parity
 # hwlab.matrix_smca_events=N: AOs in the smca cell (quick 3, full 10)
-matrix=quick only= cases="smp huge salvage smca default" backing="--backing thp" samples_opt= boot_only=
+matrix=quick only= cases="smp huge salvage smca lost2m default" backing="--backing thp" samples_opt= boot_only=
 smca_events_opt=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
@@ -137,9 +138,18 @@ for k in $kernels; do
 		continue
 	fi
 	echo "  $kver: $LINUX_KERNEL, $LINUX_INITRD"
-	# hwlab.matrix_cases=smca alone (full): that cell without the rest
-	if [ "$matrix $cases" = "full smca" ]; then
-		smca_cell "$k"
+	# hwlab.matrix_cases=smca and/or lost2m alone (full): those cells
+	# without the rest
+	if [ "$matrix" = full ] && [ -z "$(echo $cases | tr ' ' '\n' | grep -vxE 'smca|lost2m')" ]; then
+		case " $cases " in *" smca "*) smca_cell "$k" ;; esac
+		case " $cases " in *" lost2m "*)
+			reserve_hugepages 65
+			lost2m_cell "$k" 1
+			reserve_hugepages 65
+			lost2m_cell "$k" 0
+			echo 0 >/proc/sys/vm/nr_hugepages
+			;;
+		esac
 		continue
 	fi
 	boot_parity "$k"
@@ -160,6 +170,14 @@ for k in $kernels; do
 	case " $cases " in *" huge "*)
 		reserve_hugepages 65
 		huge_cell "$k"
+		echo 0 >/proc/sys/vm/nr_hugepages
+		;;
+	esac
+	case " $cases " in *" lost2m "*)
+		reserve_hugepages 65
+		lost2m_cell "$k" 1
+		reserve_hugepages 65
+		lost2m_cell "$k" 0
 		echo 0 >/proc/sys/vm/nr_hugepages
 		;;
 	esac
