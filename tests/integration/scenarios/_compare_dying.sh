@@ -90,7 +90,7 @@ dying_told() {
 # (private), or the current QEMU on its libvirt's hugetlbfs (qemu). As many
 # events as the guest lives through in one boot, another boot after a death.
 dying_row() {
-	dr_kind=$1 dr_n=1 dr_boot=0
+	dr_n=1 dr_boot=0
 	case $1 in
 	shared) dr_backing=hugetlb-shared ;;
 	private) dr_backing=hugetlb ;;
