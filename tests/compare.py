@@ -104,8 +104,8 @@ OWN_TABLES = ("dying", "default")
 
 
 def counted(vals):
-    """Distinct values with their counts, the most common first: "a 3, b 1"."""
-    return ", ".join(f"{v} {vals.count(v)}" for v in sorted(set(vals), key=vals.count, reverse=True))
+    """Distinct values with their counts, the most common first: "a (3), b (1)"."""
+    return ", ".join(f"{v} ({vals.count(v)})" for v in sorted(set(vals), key=vals.count, reverse=True))
 
 
 def median_of(events, key):
