@@ -113,6 +113,16 @@ def median_of(events, key):
     return f"{quantile(nums, 50)} (n={len(nums)})" if nums else "-"
 
 
+def spread_of(events, key):
+    """A count per event as "median (min-max)", or the one value they all have."""
+    nums = sorted(int(e[key]) for e in events if e.get(key, "-").isdigit())
+    if not nums:
+        return "-"
+    if nums[0] == nums[-1]:
+        return str(nums[0])
+    return f"{quantile(nums, 50)} ({nums[0]}-{nums[-1]})"
+
+
 def dying_rows(rows):
     """The dying-target table: one row per guest, VMM and backing."""
     out = [("guest", "VMM", "backing", "deaths / events", "pages told", "pages isolated",
@@ -123,8 +133,7 @@ def dying_rows(rows):
             continue
         died = [e for e in events if e.get("outcome") != "lived"]
         out.append((guest, vmm, backing, f"{len(died)} / {len(events)}",
-                    counted([e.get("pages_told", "-") for e in events]),
-                    counted([e.get("pages_isolated", "-") for e in events]),
+                    spread_of(events, "pages_told"), spread_of(events, "pages_isolated"),
                     median_of(events, "target_death_ms"),
                     counted([e.get("death", "-").replace("_", " ") if e.get("outcome") == "died" else e.get("outcome", "-")
                              for e in died]) or "-"))
