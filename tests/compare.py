@@ -10,6 +10,13 @@ Reads the scenario's lines, all from one outer-VM boot:
   "HWLAB-MEASURE compare-guest guest=... kernel=... version=...": the guests;
   "HWLAB-MEASURE compare guest=... vmm=... case=... ..." one per event (or
       noboot=PANIC LINE when that VMM did not boot that guest).
+The dying and default cases (issue #24) get tables of their own, after the
+blocks: "dying target" (guest, VMM, backing: deaths / events, pages of the
+lost 2 MiB the VMM told, pages the guest isolated, median ms from the write
+to the target's death) and "default check_interval" (guest, VMM: how the
+guest was told, how the target heard (BUS_MCEERR_AO: isolated before it
+touched the page; AR: at its 30 s reread), median ms to the guest's
+Recovered).
 It prints the versions, then a block per guest kernel and case with a column
 per VMM (hwlab-vmm, QEMU 11.1, 10.0, 7.2): what the inner kernel read from
 the bank (its mcelog record, or its console's mce lines), what it did,
@@ -92,6 +99,73 @@ WHY_CASE = {
 }
 
 
+# cases with a table of their own (dying_rows, default_rows)
+OWN_TABLES = ("dying", "default")
+
+
+def counted(vals):
+    """Distinct values with their counts, the most common first: "a (3), b (1)"."""
+    return ", ".join(f"{v} ({vals.count(v)})" for v in sorted(set(vals), key=vals.count, reverse=True))
+
+
+def median_of(events, key):
+    nums = [int(e[key]) for e in events if e.get(key, "-").lstrip("-").isdigit()]
+    return f"{quantile(nums, 50)} (n={len(nums)})" if nums else "-"
+
+
+def spread_of(events, key):
+    """A count per event as "median (min-max)", or the one value they all have."""
+    nums = sorted(int(e[key]) for e in events if e.get(key, "-").isdigit())
+    if not nums:
+        return "-"
+    if nums[0] == nums[-1]:
+        return str(nums[0])
+    return f"{quantile(nums, 50)} ({nums[0]}-{nums[-1]})"
+
+
+def dying_rows(rows):
+    """The dying-target table: one row per guest, VMM and backing."""
+    out = [("guest", "VMM", "backing", "deaths / events", "pages told", "pages isolated",
+            "ms to target death (median)", "deaths")]
+    for (guest, vmm, backing), events in rows.items():
+        if "noboot" in events[0]:
+            out.append((guest, vmm, backing, "no boot", "-", "-", "-", events[0]["noboot"]))
+            continue
+        died = [e for e in events if e.get("outcome") != "lived"]
+        out.append((guest, vmm, backing, f"{len(died)} / {len(events)}",
+                    spread_of(events, "pages_told"), spread_of(events, "pages_isolated"),
+                    median_of(events, "target_death_ms"),
+                    counted([e.get("death", "-").replace("_", " ") if e.get("outcome") == "died" else e.get("outcome", "-")
+                             for e in died]) or "-"))
+    return out
+
+
+def default_rows(rows):
+    """The default check_interval table: one row per guest and VMM."""
+    out = [("guest", "VMM", "told", "target got", "ms to Recovered (median)", "events")]
+    for (guest, vmm, _), events in rows.items():
+        if "noboot" in events[0]:
+            out.append((guest, vmm, "no boot", "-", "-", events[0]["noboot"]))
+            continue
+        told = counted([e.get("told", "-") for e in events]) if vmm == "hwlab-vmm" else "poll (no SMCA)"
+        out.append((guest, vmm, told, counted([e.get("sigbus", "-") for e in events]),
+                    median_of(events, "recovered_ms"), str(len(events))))
+    return out
+
+
+def print_rows(title, rows, markdown):
+    """A table: Markdown, or columns padded to their widest cell."""
+    if markdown:
+        print(f"\n**{title}**\n\n| {' | '.join(rows[0])} |\n|{' --- |' * len(rows[0])}")
+        for r in rows[1:]:
+            print(f"| {' | '.join(r)} |")
+        return
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    print(f"\n{title}")
+    for r in rows:
+        print("  " + "  ".join(f"{c:<{w}}" for c, w in zip(r, widths)).rstrip())
+
+
 def told_page(event):
     """Which 4 KiB page of the lost 2 MiB the VMM named first, and which was poisoned."""
     try:
@@ -114,7 +188,7 @@ def fields_of(rest):
 
 
 def parse(path):
-    vmms, guests, blocks = {}, [], {}
+    vmms, guests, blocks, own = {}, [], {}, {}
     for line in open(path, errors="replace"):
         m = LINE.match(line.rstrip("\n"))
         if not m:
@@ -125,12 +199,15 @@ def parse(path):
         elif kind == "compare-guest":
             if kv.get("guest") not in [g["guest"] for g in guests]:
                 guests.append(kv)
+        elif kv.get("case") in OWN_TABLES:
+            key = (kv.get("guest", "?"), kv.get("vmm", "?"), kv.get("backing", "-"))
+            own.setdefault(kv["case"], {}).setdefault(key, []).append(kv)
         else:
             if "huge_base" in kv:
                 kv["told_page"] = told_page(kv)
             key = (kv.get("guest", "?"), kv.get("case", "?"))
             blocks.setdefault(key, {}).setdefault(kv.get("vmm", "?"), []).append(kv)
-    return vmms, guests, blocks
+    return vmms, guests, blocks, own
 
 
 def quantile(values, q):
@@ -200,8 +277,8 @@ def main():
     if len(args) != 1:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    vmms, guests, blocks = parse(args[0])
-    if not blocks:
+    vmms, guests, blocks, own = parse(args[0])
+    if not blocks and not own:
         print(f"compare.py: no HWLAB-MEASURE compare lines in {args[0]}", file=sys.stderr)
         return 1
     # columns: hwlab-vmm first, then the QEMUs in the scenario's order
@@ -275,6 +352,12 @@ def main():
             print(f"  no boot in {title_of(v, vmms.get(v, {}))}: {why}")
         for n in notes:
             print(f"  * {n}")
+    if "dying" in own:
+        print_rows("Dying target: a lost 2 MiB of hugetlb guest RAM, its target dies of its SIGBUS "
+                   "(early kill), a new one starts", dying_rows(own["dying"]), markdown)
+    if "default" in own:
+        print_rows("Default check_interval: early-kill AO, the target rereads every 30 s "
+                   "(hwlab-vmm --smca on)", default_rows(own["default"]), markdown)
     for vmm, info in vmms.items():
         if "unavailable" in info:
             print(f"\n{title_of(vmm, info)} skipped: {info['unavailable']}")

@@ -78,7 +78,9 @@ hwlab_events() {
 		wait_for $he_log '"event":"sigbus"' "\"gpa\":\"$gpa\"" '"action":"inject"'
 		t_inj=$(json-field --live $he_log t_ns event=sigbus gpa="$gpa" action=inject | head -n 1)
 		he_rep=$(mf_words $he_log '"event":"sigbus"' "\"gpa\":\"$gpa\"")
-		measure $1 $he_con $idx "$gpa" "$t0" "$t_inj" "${he_rep:--}"
+		# how the guest was told of an AO (interrupt or poll: the default case)
+		he_told=$(json_line $he_log '"event":"sigbus"' "\"gpa\":\"$gpa\"" '"action":"inject"' | json-field - told 2>/dev/null)
+		measure $1 $he_con $idx "$gpa" "$t0" "$t_inj" "${he_rep:--}" "told=${he_told:--}"
 		he_i=$((he_i + 1))
 	done
 	stop_vmm $he_log >/dev/null
@@ -87,31 +89,65 @@ hwlab_events() {
 		       [ \$(grep -c 'INNER-SIGBUS tag=target' $he_con) -ge $2 ] && ! grep -q 'Kernel panic' $he_con"
 }
 # --- one guest in one VMM: its cases -----------------------------------------
-# cases_of_guest : the cases the current guest runs here
+# cases_of_guest [SUITE] : the cases the current guest runs here (in that
+# suite's QEMU: dying and default in sid's QEMU 11.1 alone), of those wanted
+# (compare.sh's want and full)
 cases_of_guest() {
-	if [ "$gtag" = ours ] || [ "$stock_all" = 1 ]; then
-		echo late early hugetlb outside
+	if [ "$gtag" = trixie ]; then
+		cg_all=default
+	elif [ "$gtag" = ours ] || [ "$stock_all" = 1 ]; then
+		cg_all="late early hugetlb outside dying default"
 	else
-		echo late early
+		cg_all="late early dying default"
 	fi
+	for cg_c in $cg_all; do
+		want $cg_c || continue
+		case $cg_c in
+		dying) { [ "$gtag" = ours ] || full dying; } && { [ -z "${1:-}" ] || { [ "$1" = sid ] && full dying; }; } || continue ;;
+		default) full default && { [ -z "${1:-}" ] || [ "$1" = sid ]; } || continue ;;
+		esac
+		echo $cg_c
+	done
+}
+# no_boot_rest CASE... : no_boot for each of them that has no line yet
+no_boot_rest() {
+	for nr_c in "$@"; do
+		grep -q "guest=$guest vmm=$vmm case=$nr_c \|guest=$guest vmm=$vmm backing=[^ ]* case=$nr_c " compare.lines ||
+			no_boot $nr_c
+	done
 }
 # run_qemu SUITE : the current guest's cases in that suite's QEMU
 run_qemu() {
 	use_qemu "$1"
-	rq_cases=$(cases_of_guest)
-	echo 0 >/proc/sys/vm/memory_failure_early_kill
-	# late kill: the vCPU consumes the poison (AR)
-	if ! qemu_events late "hwlab_inner.pages=8"; then
-		[ -n "$noboot" ] && no_boot $rq_cases
-		return
-	fi
-	# early kill: the outer kernel tells the VMM first (AO); the target
-	# rereads its pages only every 30 s
-	echo 1 >/proc/sys/vm/memory_failure_early_kill
-	qemu_events early "hwlab_inner.mode=early hwlab_inner.interval_ms=30000"
-	case $rq_cases in *hugetlb*) ;; *) return ;; esac
-	each_huge_event qemu_huge_event
-	# outside guest RAM: a page of the VMM's own heap, early kill (an AO)
+	rq_cases=$(cases_of_guest "$1")
+	for rq_c in $rq_cases; do
+		noboot=
+		case $rq_c in
+		# late kill: the vCPU consumes the poison (AR)
+		late)
+			echo 0 >/proc/sys/vm/memory_failure_early_kill
+			qemu_events late "hwlab_inner.pages=8" ;;
+		# early kill: the outer kernel tells the VMM first (AO); the target
+		# rereads its pages only every 30 s
+		early)
+			echo 1 >/proc/sys/vm/memory_failure_early_kill
+			qemu_events early "hwlab_inner.mode=early hwlab_inner.interval_ms=30000" ;;
+		hugetlb) each_huge_event qemu_huge_event ;;
+		outside) qemu_outside "$1" ;;
+		dying) dying_row qemu ;;
+		default)
+			echo 1 >/proc/sys/vm/memory_failure_early_kill
+			qemu_events default "$DEFAULT_ARGS" ;;
+		esac
+		if [ -n "$noboot" ]; then
+			no_boot_rest $rq_cases
+			return
+		fi
+	done
+}
+# qemu_outside SUITE : outside guest RAM: a page of the VMM's own heap, early
+# kill (an AO)
+qemu_outside() {
 	echo 1 >/proc/sys/vm/memory_failure_early_kill
 	if start_qemu q-$gtag-$1-outside.con "hwlab_inner.pages=8"; then
 		outside_event q-$gtag-$1-outside.con
@@ -128,15 +164,35 @@ run_qemu() {
 run_hwlab() {
 	vmm=hwlab-vmm
 	rh_cases=$(cases_of_guest)
-	echo 0 >/proc/sys/vm/memory_failure_early_kill
-	if ! hwlab_events late "$events" ""; then
-		no_boot $rh_cases
-		return
-	fi
-	echo 1 >/proc/sys/vm/memory_failure_early_kill
-	hwlab_events early "$events" "hwlab_inner.mode=early hwlab_inner.interval_ms=30000" "--mce-kill early"
-	case $rh_cases in *hugetlb*) ;; *) return ;; esac
-	each_huge_event hwlab_huge_event
+	for rh_c in $rh_cases; do
+		noboot=
+		case $rh_c in
+		late)
+			echo 0 >/proc/sys/vm/memory_failure_early_kill
+			hwlab_events late "$events" "" ;;
+		early)
+			echo 1 >/proc/sys/vm/memory_failure_early_kill
+			hwlab_events early "$events" "hwlab_inner.mode=early hwlab_inner.interval_ms=30000" "--mce-kill early" ;;
+		hugetlb) each_huge_event hwlab_huge_event ;;
+		outside) hwlab_outside ;;
+		dying)
+			dying_row shared
+			[ -n "$noboot" ] || dying_row private ;;
+		# a kernel that does not act on the deferred-error interrupt keeps
+		# each AO in a bank until its 300 s poll, and with its deferred
+		# banks full the VMM holds the next: 3 events in one boot at most
+		default)
+			echo 1 >/proc/sys/vm/memory_failure_early_kill
+			hwlab_events default $((events < 3 ? events : 3)) "$DEFAULT_ARGS" "--mce-kill early --smca on" ;;
+		esac
+		if [ -n "$noboot" ]; then
+			no_boot_rest $rh_cases
+			return
+		fi
+	done
+}
+# hwlab_outside : outside guest RAM, hwlab-vmm
+hwlab_outside() {
 	echo 1 >/proc/sys/vm/memory_failure_early_kill
 	if start_hwlab h-$gtag-outside.log h-$gtag-outside.con "hwlab_inner.pages=8" --mce-kill early; then
 		outside_event h-$gtag-outside.con

@@ -24,6 +24,26 @@
 # cannot boot is a measured outcome too ("noboot=" and its panic line), not
 # a failure. tests/compare.py makes the table (make compare). The checks
 # hold what must be true of each VMM; which guest survives is measured.
+#
+# Issue #24's two cases (_compare_dying.sh): dying, a lost 2 MiB of hugetlb
+# guest RAM whose target dies of its SIGBUS (hwlab-vmm hugetlb-shared, whose
+# salvage must cost 0 guest deaths, checked; hwlab-vmm private hugetlb and
+# QEMU 11.1, measured), hwlab.compare_dying_events=N events per row (1..99;
+# make test: 1, hwlab-vmm on our bzImage only; make compare: 20, QEMU 11.1
+# and sid's guest too); and default, the time from the write to the guest's
+# Recovered with the kernel's DEFAULT check_interval (hwlab-vmm --smca on,
+# QEMU 11.1; our bzImage, sid's and trixie's stock kernels; make compare
+# only). Options (the outer kernel's command line, HWLAB_APPEND):
+#   hwlab.compare_events=N        late and early events (make test: 1)
+#   hwlab.compare_huge_events=N   hugetlb events (make test: 1)
+#   hwlab.compare_dying_events=N  dying events per row (1..99; make test: 1)
+#   hwlab.compare_stock_all=1     every case on the stock guests too, the
+#                                 QEMU dying row and the default case
+#   hwlab.compare_cases=A,B,...   only these cases, of late, early, hugetlb,
+#                                 outside, dying, default (default: all); a
+#                                 case named here runs in full (its QEMU
+#                                 rows too) as with compare_stock_all=1,
+#                                 e.g. hwlab.compare_cases=dying,default
 . /hwlab/scenarios/_lib.sh
 # a request to a watch that died fails its write (EPIPE), not this script
 trap '' PIPE
@@ -37,6 +57,7 @@ LIBVIRT_CONF=/hwlab/lib/libvirt-qemu.conf
 . /hwlab/scenarios/_compare_events.sh
 . /hwlab/scenarios/_compare_huge.sh
 . /hwlab/scenarios/_compare_checks.sh
+. /hwlab/scenarios/_compare_dying.sh
 
 # Per case and VMM: make test's run takes 1 late and 1 early event per
 # guest (each QEMU event is a whole QEMU boot under TCG, ~20 s idle), the
@@ -47,13 +68,36 @@ LIBVIRT_CONF=/hwlab/lib/libvirt-qemu.conf
 events=1
 huge_events=1
 stock_all=0
+dying_events=1
+all_cases=late,early,hugetlb,outside,dying,default
+cases=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	hwlab.compare_events=*) events=${arg#*=} ;;
 	hwlab.compare_huge_events=*) huge_events=${arg#*=} ;;
 	hwlab.compare_stock_all=*) stock_all=${arg#*=} ;;
+	hwlab.compare_dying_events=*) dying_events=${arg#*=} ;;
+	hwlab.compare_cases=*) cases=${arg#*=} ;;
 	esac
 done
+case $dying_events in
+[1-9] | [1-9][0-9]) ;;
+*) echo "HWLAB-ERROR hwlab.compare_dying_events must be a whole number 1..99, not '$dying_events'"; exit 2 ;;
+esac
+for c in $(echo "$cases" | tr ',' ' '); do
+	case ",$all_cases," in
+	*",$c,"*) ;;
+	*) echo "HWLAB-ERROR hwlab.compare_cases: '$c' is not a case (cases: $all_cases)"; exit 2 ;;
+	esac
+done
+[ -n "$cases" ] || [ -z "$(grep -o 'hwlab.compare_cases=' /proc/cmdline)" ] ||
+	{ echo "HWLAB-ERROR hwlab.compare_cases names no case (cases: $all_cases)"; exit 2; }
+# named: the cases asked for by name (they run in full); want CASE: it runs
+named=$cases
+[ -n "$cases" ] || cases=$all_cases
+want() { case ",$cases," in *",$1,"*) return 0 ;; esac; return 1; }
+full() { [ "$stock_all" = 1 ] || case ",$named," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+echo "  compare cases: $cases; dying events per row: $dying_events"
 check qemu-present "the comparison image carries QEMU 7.2 and its libraries" $QEMU --version
 : >compare.lines
 mkdir -p /dev/hugepages
@@ -92,6 +136,18 @@ else
 fi
 [ "$stock_all" = 1 ] ||
 	skip stock-sid-hugetlb-outside "the stock guest runs late and early kill here; hugetlb and outside RAM only in make compare (hwlab.compare_stock_all=1)"
+# trixie's stock 6.12, for the default case only (its own poll path)
+if want default && full default; then
+	if [ -f /hwlab/data/stock/trixie/vmlinuz ]; then
+		guest_list="$guest_list trixie"
+	else
+		skip stock-trixie-default "no trixie stock kernel in this image: $(cat /hwlab/data/stock/trixie/unavailable 2>/dev/null)"
+	fi
+fi
+want dying && ! full dying &&
+	skip dying-qemu-sid "the dying target runs on hwlab-vmm and our bzImage here (1 event per row); QEMU 11.1 and sid's guest in make compare (hwlab.compare_stock_all=1)"
+want default && ! full default &&
+	skip default-interval "the default check_interval case waits up to 30 s per event (the target's reread): make compare only (hwlab.compare_stock_all=1 or hwlab.compare_cases=default)"
 for gtag in $guest_list; do
 	if [ $gtag = ours ]; then
 		LINUX_KERNEL=/hwlab/data/bzImage
@@ -116,4 +172,5 @@ echo 0 >/proc/sys/vm/nr_hugepages
 sed -n 's/.*starting up \(libvirt version: .*\)/  \1/p' /tmp/libvirt-*/log/qemu/hwlab-qemu.log | sort -u
 
 compare_checks
+want dying && dying_checks
 finish
