@@ -274,10 +274,14 @@ def main():
     markdown = bool(args) and args[0] == "--markdown"
     if markdown:
         args = args[1:]
-    if len(args) != 1:
+    if len(args) != 1 or args[0].startswith("-"):
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    vmms, guests, blocks, own = parse(args[0])
+    try:
+        vmms, guests, blocks, own = parse(args[0])
+    except OSError as e:
+        print(f"compare.py: cannot read {args[0]}: {e.strerror}", file=sys.stderr)
+        return 2
     if not blocks and not own:
         print(f"compare.py: no HWLAB-MEASURE compare lines in {args[0]}", file=sys.stderr)
         return 1
