@@ -16,6 +16,7 @@ void smca_vcpu_reset(struct smca_vcpu *s, unsigned int nbanks)
 	memset(s->deaddr, 0, sizeof(s->deaddr));
 	memset(s->misc_hi, 0, sizeof(s->misc_hi));
 	s->cu_def_err = CU_DEF_ERR_RESET;
+	s->pace_read_ns = 0;	/* no batch of the old guest's is being read */
 	for (i = 0; i < SMCA_EILVT_COUNT; i++)
 		s->eilvt[i] = EILVT_MASKED;
 }

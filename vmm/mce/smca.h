@@ -102,6 +102,13 @@ struct smca_vcpu {
 	/* counted for the report: every MSR exit taken, those refused (#GP) */
 	unsigned long msr_exits, msr_refused;
 	unsigned long raised, polled;		/* batches told each way */
+	/*
+	 * The spread's pace (smca_spread_batch_ready()): batches sent after the
+	 * guest was seen halted or after SMCA_BATCH_BUSY_NS, and the time from
+	 * the guest's read of a batch to the next one (the VMM's part).
+	 */
+	unsigned long pace_idle, pace_busy;
+	uint64_t pace_wait_ns, pace_read_ns;
 };
 
 /*

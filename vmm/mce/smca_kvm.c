@@ -138,17 +138,30 @@ void smca_raise_pending(struct vcpu *v)
 	       r ? strerror(errno) : "the local APIC did not accept it");
 }
 
-int smca_spread_batch_ready(const struct vcpu *v, int last_batch_read)
+int smca_spread_batch_ready(struct vcpu *v, int last_batch_read)
 {
+	struct smca_vcpu *s = &v->mce->smca;
 	struct kvm_mp_state mp = { 0 };
+	uint64_t now;
 	int halted;
 
 	if (!last_batch_read)
 		return 0;
+	now = monotonic_ns();
+	if (!s->pace_read_ns)
+		s->pace_read_ns = now;
 	/* the vCPU thread's own: KVM_RUN has returned, so this does not block */
 	halted = vcpu_ioctl(v, KVM_GET_MP_STATE, &mp) == 0 && mp.mp_state == KVM_MP_STATE_HALTED;
-	return smca_spread_batch_due(last_batch_read, halted,
-				     monotonic_ns() - v->mce->dfr_raised_ns);
+	if (!smca_spread_batch_due(last_batch_read, halted, now - v->mce->dfr_raised_ns))
+		return 0;
+	/* counted as sent: the caller has pages left (spreads_active) */
+	s->pace_wait_ns += now - s->pace_read_ns;
+	s->pace_read_ns = 0;
+	if (halted)
+		s->pace_idle++;
+	else
+		s->pace_busy++;
+	return 1;
 }
 
 void smca_report_vcpu(struct vcpu *v)
@@ -162,7 +175,9 @@ void smca_report_vcpu(struct vcpu *v)
 	if (offset < SMCA_EILVT_COUNT)
 		snprintf(lvt, sizeof(lvt), "%#x", s->eilvt[offset]);
 	report("smca", "\"vcpu\":%u,\"msr_exits\":%lu,\"msr_refused\":%lu,\"dfr_interrupts\":%lu,"
-	       "\"dfr_polls\":%lu,\"dfr_lvt\":\"%s\",\"cu_def_err\":\"%#llx\"", v->id,
-	       s->msr_exits, s->msr_refused, s->raised, s->polled, lvt,
-	       (unsigned long long)s->cu_def_err);
+	       "\"dfr_polls\":%lu,\"dfr_lvt\":\"%s\",\"cu_def_err\":\"%#llx\","
+	       "\"spread_batches_idle\":%lu,\"spread_batches_busy\":%lu,\"spread_wait_ms\":%llu",
+	       v->id, s->msr_exits, s->msr_refused, s->raised, s->polled, lvt,
+	       (unsigned long long)s->cu_def_err, s->pace_idle, s->pace_busy,
+	       (unsigned long long)(s->pace_wait_ns / 1000000));
 }

@@ -37,7 +37,7 @@ void smca_raise_pending(struct vcpu *v);
  * (smca_spread_batch_due()): last_batch_read, and the vCPU halted (KVM's
  * mp_state, read at a kick) or the last interrupt long enough ago.
  */
-int smca_spread_batch_ready(const struct vcpu *v, int last_batch_read);
+int smca_spread_batch_ready(struct vcpu *v, int last_batch_read);
 
 /* As v's thread ends: its counts, one "smca" report line. */
 void smca_report_vcpu(struct vcpu *v);
