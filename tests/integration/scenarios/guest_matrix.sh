@@ -28,8 +28,10 @@
 # hwlab.matrix_samples=N: boot samples per VMM and kernel (quick 2, full 3)
 # hwlab.matrix_boot_only=1: only the boot samples and K-boot-parity
 # hwlab.matrix_smca_events=N: AOs in the smca cell (quick 3, full 10)
+# hwlab.matrix_lost2m=quiet|console|both: the lost2m cell's runs (default
+# both: loglevel=3, and the kernel's own console)
 matrix=quick only= cases="smp huge salvage smca lost2m default" backing="--backing thp" samples_opt= boot_only=
-smca_events_opt=
+smca_events_opt= lost2m_runs="1 0"
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	hwlab.matrix=*) matrix=${arg#*=} ;;
@@ -39,6 +41,10 @@ for arg in $(cat /proc/cmdline); do
 	hwlab.matrix_samples=*) samples_opt=${arg#*=} ;;
 	hwlab.matrix_boot_only=*) boot_only=${arg#*=} ;;
 	hwlab.matrix_smca_events=*) smca_events_opt=${arg#*=} ;;
+	hwlab.matrix_lost2m=quiet) lost2m_runs=1 ;;
+	hwlab.matrix_lost2m=console) lost2m_runs=0 ;;
+	hwlab.matrix_lost2m=both) lost2m_runs="1 0" ;;
+	hwlab.matrix_lost2m=*) echo "HWLAB-ERROR hwlab.matrix_lost2m must be quiet, console or both, not '${arg#*=}'"; exit 2 ;;
 	esac
 done
 case $matrix in
@@ -143,10 +149,10 @@ for k in $kernels; do
 	if [ "$matrix" = full ] && [ -z "$(echo $cases | tr ' ' '\n' | grep -vxE 'smca|lost2m')" ]; then
 		case " $cases " in *" smca "*) smca_cell "$k" ;; esac
 		case " $cases " in *" lost2m "*)
-			reserve_hugepages 65
-			lost2m_cell "$k" 1
-			reserve_hugepages 65
-			lost2m_cell "$k" 0
+			for q in $lost2m_runs; do
+				reserve_hugepages 65
+				lost2m_cell "$k" "$q"
+			done
 			echo 0 >/proc/sys/vm/nr_hugepages
 			;;
 		esac
@@ -174,10 +180,10 @@ for k in $kernels; do
 		;;
 	esac
 	case " $cases " in *" lost2m "*)
-		reserve_hugepages 65
-		lost2m_cell "$k" 1
-		reserve_hugepages 65
-		lost2m_cell "$k" 0
+		for q in $lost2m_runs; do
+			reserve_hugepages 65
+			lost2m_cell "$k" "$q"
+		done
 		echo 0 >/proc/sys/vm/nr_hugepages
 		;;
 	esac
