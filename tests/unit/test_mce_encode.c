@@ -115,4 +115,5 @@ UNIT_TEST(mce_bank_count, "machine-check bank count: QEMU's 10, 32 with SMCA, --
 	/* given */
 	CHECK_EQ(mce_choose_banks(32, 0, 32), 32);
 	CHECK_EQ(mce_choose_banks(12, 1, 32), 12);
+	CHECK_EQ(mce_choose_banks(64, 0, 64), HWLAB_MCE_MAX_BANKS);	/* never past the arrays */
 }

@@ -482,7 +482,7 @@ UNIT_TEST(smca_32_banks, "SMCA: 32 banks, each bank's registers, the deferred de
 	CHECK_EQ(fake.stray, 0);
 }
 
-/* The spread's pace: a batch read, then the guest idle or a second gone by. */
+/* The spread's pace: a batch read, then the guest idle or ten seconds gone by. */
 UNIT_TEST(smca_spread_pace, "SMCA: the next batch of a lost huge page waits for the guest's work")
 {
 	/* still reading the last batch: never, whatever else */

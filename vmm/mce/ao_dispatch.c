@@ -136,6 +136,13 @@ int mce_delivery_kick_if_queued(struct vcpu *v)
 				       __atomic_load_n(&v->vm->poison->spreads_active, __ATOMIC_ACQUIRE));
 }
 
+int mce_delivery_spreading(struct vm *vm)
+{
+	/* paced by the guest's idle (an interrupt's batch), not by its poll */
+	return __atomic_load_n(&vm->poison->spreads_active, __ATOMIC_ACQUIRE) &&
+	       __atomic_load_n(&vm->poison->spread_vcpu, __ATOMIC_ACQUIRE) >= 0;
+}
+
 void mce_delivery_close_vcpu(struct vcpu *v)
 {
 	struct pending_mce left[MCE_QUEUE_LEN];

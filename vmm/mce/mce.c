@@ -65,8 +65,8 @@ int mce_choose_style(struct vm *vm)
  */
 unsigned int mce_choose_banks(int opt_banks, int smca, int kvm_max_banks)
 {
-	if (opt_banks > 0)
-		return opt_banks;
+	if (opt_banks > 0)	/* the option allows 10..32; more would not fit the arrays */
+		return opt_banks < HWLAB_MCE_MAX_BANKS ? opt_banks : HWLAB_MCE_MAX_BANKS;
 	if (!smca || kvm_max_banks <= HWLAB_MCE_BANKS)
 		return HWLAB_MCE_BANKS;	/* too few: mce_setup_vcpu() says so */
 	return kvm_max_banks < HWLAB_MCE_MAX_BANKS ? kvm_max_banks : HWLAB_MCE_MAX_BANKS;

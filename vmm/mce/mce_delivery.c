@@ -31,6 +31,7 @@ int mce_delivery_init_vm(struct vm *vm)
 		return -1;
 	}
 	pthread_mutex_init(&vm->poison->lock, NULL);
+	vm->poison->spread_vcpu = -1;
 	/* a wall-clock step must not shorten or stretch the test hook's wait */
 	pthread_condattr_init(&monotonic);
 	pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
@@ -195,7 +196,15 @@ static int deliver_spread(struct vcpu *v)
 	unsigned int free_mask = 1;
 	int amd = v->vm->mce_style & MCE_STYLE_AMD;
 
-	if (!__atomic_load_n(&v->vm->poison->spreads_active, __ATOMIC_ACQUIRE))
+	int owner;
+
+	if (!__atomic_load_n(&v->vm->poison->spreads_active, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&v->vm->poison->spread_vcpu, -1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	/* another vCPU's interrupt carries the batch the guest works through */
+	owner = __atomic_load_n(&v->vm->poison->spread_vcpu, __ATOMIC_ACQUIRE);
+	if (owner >= 0 && owner != (int)v->id)
 		return 0;
 	if (mce_guest_state(v) != MCE_GUEST_READY)
 		return 0;
@@ -228,6 +237,11 @@ static int deliver_spread(struct vcpu *v)
 		else
 			smca_tell_deferred(v, &p);
 	}
+	/* told by this vCPU's interrupt: the next batch waits for this one */
+	if (v->mce->dfr_raise)
+		__atomic_store_n(&v->vm->poison->spread_vcpu, (int)v->id, __ATOMIC_RELEASE);
+	else if (owner == (int)v->id)
+		__atomic_store_n(&v->vm->poison->spread_vcpu, -1, __ATOMIC_RELEASE);
 	return 0;
 }
 

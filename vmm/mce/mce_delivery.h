@@ -44,6 +44,12 @@ struct vm_poison {
 	unsigned long ao_handled;	/* AOs the monitor has dealt with, any outcome */
 	struct mce_spread spread[MAX_SPREADS];	/* under lock; end == 0: free */
 	unsigned int spreads_active;	/* read without the lock to skip the work */
+	/*
+	 * The vCPU whose deferred-error interrupt carries the spread's batch
+	 * now, or -1: the guest's MCE record pool is one for all its CPUs, so
+	 * one batch at a time for the VM, paced by that vCPU (atomic).
+	 */
+	int spread_vcpu;
 	pthread_cond_t ao_handled_cond;
 };
 
@@ -94,6 +100,12 @@ void mce_delivery_close_vcpu(struct vcpu *v);
  * told. Returns 1 if kicked.
  */
 int mce_delivery_kick_if_queued(struct vcpu *v);
+/*
+ * Whether a lost huge page is being told a batch per interrupt, each batch
+ * waiting for the guest to be seen idle at a kick: the monitor kicks more
+ * often meanwhile.
+ */
+int mce_delivery_spreading(struct vm *vm);
 
 /* Test hook: how many AOs the monitor has dealt with, and wait for more. */
 unsigned long mce_delivery_ao_handled(struct vm *vm);
