@@ -20,8 +20,10 @@
  * that the guest prints itself, a byte an exit (measured: a line every 8
  * pages kept the guest busy ~150 ms a batch, longer than the batch took):
  *
- *   INNER-KMSG recovered=N of=PAGES pool_full=M first_us=T last_us=T
+ *   INNER-KMSG recovered=N of=PAGES pool_full=M first_us=T last_us=T lost=K
  *
+ * lost: reads that found records overwritten before they were read (the
+ * log buffer wrapped: a count short of PAGES may be short for that reason).
  * first_us and last_us: the printk times of the first and the latest
  * Recovered record counted (microseconds since the guest booted). The lines
  * go through /dev/kmsg at KERN_CRIT, so that a guest whose console shows
@@ -38,11 +40,12 @@
 #define RECORD_MAX	8192	/* a /dev/kmsg read returns one record, at most this */
 
 static int say(int kmsg, unsigned long n, unsigned long pages, unsigned long full,
-	       unsigned long long first, unsigned long long last)
+	       unsigned long long first, unsigned long long last, unsigned long lost)
 {
-	char line[192];
+	char line[224];
 	int len = snprintf(line, sizeof(line), "<2>INNER-KMSG recovered=%lu of=%lu pool_full=%lu "
-			   "first_us=%llu last_us=%llu\n", n, pages, full, first, last);
+			   "first_us=%llu last_us=%llu lost=%lu\n", n, pages, full, first, last,
+			   lost);
 
 
 	if (kmsg >= 0 && write(kmsg, line, len) == len)
@@ -55,7 +58,7 @@ int main(int argc, char **argv)
 {
 	static char rec[RECORD_MAX + 1];
 	unsigned long long block = 0, first_us = 0, last_us = 0;
-	unsigned long pages, n = 0, full = 0, step, next;
+	unsigned long pages, n = 0, full = 0, step, next, lost = 0;
 	unsigned char *seen;
 	char *end;
 	int fd, out;
@@ -91,8 +94,17 @@ int main(int argc, char **argv)
 		char *msg, *p;
 
 		if (len < 0) {
-			if (errno == EPIPE || errno == EINTR)	/* records overwritten meanwhile: go on */
+			if (errno == EINTR)
 				continue;
+			/*
+			 * Records overwritten before this read them: a count
+			 * that stays short says why (lost=), at once
+			 */
+			if (errno == EPIPE) {
+				if (!lost++)
+					say(out, n, pages, full, first_us, last_us, lost);
+				continue;
+			}
 			perror("kmsg_watch: read(/dev/kmsg)");
 			return 1;
 		}
@@ -100,12 +112,12 @@ int main(int argc, char **argv)
 		/* "PRIO,SEQ,TS_US,FLAGS;MESSAGE\n" */
 		msg = strchr(rec, ';');
 		p = strchr(rec, ',');
-		if (!msg || !p || sscanf(p + 1, "%*u,%llu", &ts) != 1)
+		if (!msg || !p || sscanf(p + 1, "%*[0-9],%llu", &ts) != 1)
 			continue;
 		msg++;
 		if (strstr(msg, "MCE records pool full")) {
 			if (!full++)
-				say(out, n, pages, full, first_us, last_us);
+				say(out, n, pages, full, first_us, last_us, lost);
 			continue;
 		}
 		p = strstr(msg, "Memory failure: ");
@@ -121,7 +133,7 @@ int main(int argc, char **argv)
 			first_us = ts;
 		last_us = ts;
 		if (n >= next || n == pages) {
-			say(out, n, pages, full, first_us, last_us);
+			say(out, n, pages, full, first_us, last_us, lost);
 			next = n + step;
 		}
 	}

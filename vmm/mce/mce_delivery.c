@@ -64,7 +64,7 @@ void mce_delivery_reset_vcpu(struct vcpu *v)
 	/* the vCPU thread's own: no lock */
 	smca_vcpu_reset(&v->mce->smca, v->vm->mce_banks);
 	v->mce->dfr_raise = 0;
-	v->mce->dfr_raised_ns = 0;
+	v->mce->spread_batch_ns = 0;
 }
 
 /* Every page the kernel reported poisoned: guest memory's list. */
@@ -193,10 +193,9 @@ static int deliver(struct vcpu *v, struct pending_mce *p)
 static int deliver_spread(struct vcpu *v)
 {
 	struct pending_mce p;
-	unsigned int free_mask = 1;
+	unsigned int free_mask = 1, sent = 0;
 	int amd = v->vm->mce_style & MCE_STYLE_AMD;
-
-	int owner;
+	int owner, paced = 0, halted = 0;
 
 	if (!__atomic_load_n(&v->vm->poison->spreads_active, __ATOMIC_ACQUIRE)) {
 		__atomic_store_n(&v->vm->poison->spread_vcpu, -1, __ATOMIC_RELAXED);
@@ -218,10 +217,14 @@ static int deliver_spread(struct vcpu *v)
 		 * one, not a bank (and an interrupt) at a time as it clears,
 		 * and has worked through it (smca_spread_batch_due()).
 		 */
-		if (v->mce->smca.raised && !smca_spread_batch_ready(v, free_mask == deferred))
-			return 0;
+		if (v->mce->smca.raised) {
+			if (!smca_spread_batch_ready(v, free_mask == deferred, &halted))
+				return 0;
+			paced = 1;
+		}
 	}
 	while (free_mask && mce_spread_take(v, &p)) {
+		sent++;
 		if (amd) {
 			p.mce.bank = mce_pick_deferred_bank(free_mask);
 			free_mask &= ~(1u << p.mce.bank);
@@ -237,11 +240,17 @@ static int deliver_spread(struct vcpu *v)
 		else
 			smca_tell_deferred(v, &p);
 	}
+	if (!sent)
+		return 0;
+	if (paced)
+		smca_spread_batch_sent(v, halted);
 	/* told by this vCPU's interrupt: the next batch waits for this one */
-	if (v->mce->dfr_raise)
+	if (v->mce->dfr_raise) {
+		v->mce->spread_batch_ns = monotonic_ns();
 		__atomic_store_n(&v->vm->poison->spread_vcpu, (int)v->id, __ATOMIC_RELEASE);
-	else if (owner == (int)v->id)
+	} else if (owner == (int)v->id) {
 		__atomic_store_n(&v->vm->poison->spread_vcpu, -1, __ATOMIC_RELEASE);
+	}
 	return 0;
 }
 

@@ -65,7 +65,7 @@ struct vcpu_mce {
 	struct smca_vcpu smca;		/* the SMCA view's registers (smca.h) */
 	int dfr_raise;			/* raise dfr_vector before the next KVM_RUN */
 	uint8_t dfr_vector;
-	uint64_t dfr_raised_ns;		/* when the last one was raised (the spread's pace) */
+	uint64_t spread_batch_ns;	/* when its last spread batch went (the pace) */
 };
 
 /* Allocate vm->poison / v->mce (kept for the process's life): 0, or -1 after a message. */

@@ -129,7 +129,6 @@ void smca_raise_pending(struct vcpu *v)
 	r = ioctl(v->vm->vm_fd, KVM_SIGNAL_MSI, &msi);
 	if (r > 0) {
 		v->mce->smca.raised++;
-		v->mce->dfr_raised_ns = monotonic_ns();
 		return;
 	}
 	/* 0: the guest's APIC did not take it; the error waits for the poll */
@@ -138,30 +137,40 @@ void smca_raise_pending(struct vcpu *v)
 	       r ? strerror(errno) : "the local APIC did not accept it");
 }
 
-int smca_spread_batch_ready(struct vcpu *v, int last_batch_read)
+int smca_spread_batch_ready(struct vcpu *v, int last_batch_read, int *halted)
 {
 	struct smca_vcpu *s = &v->mce->smca;
 	struct kvm_mp_state mp = { 0 };
 	uint64_t now;
-	int halted;
 
-	if (!last_batch_read)
+	*halted = 0;
+	if (!last_batch_read) {
+		s->pace_read_ns = 0;	/* the batch, or an AO since, still in a bank */
 		return 0;
+	}
 	now = monotonic_ns();
 	if (!s->pace_read_ns)
 		s->pace_read_ns = now;
+	/* no batch of this vCPU's yet: the busy fallback's clock starts now */
+	if (!v->mce->spread_batch_ns)
+		v->mce->spread_batch_ns = now;
 	/* the vCPU thread's own: KVM_RUN has returned, so this does not block */
-	halted = vcpu_ioctl(v, KVM_GET_MP_STATE, &mp) == 0 && mp.mp_state == KVM_MP_STATE_HALTED;
-	if (!smca_spread_batch_due(last_batch_read, halted, now - v->mce->dfr_raised_ns))
-		return 0;
-	/* counted as sent: the caller has pages left (spreads_active) */
-	s->pace_wait_ns += now - s->pace_read_ns;
+	*halted = vcpu_ioctl(v, KVM_GET_MP_STATE, &mp) == 0 && mp.mp_state == KVM_MP_STATE_HALTED;
+	return smca_spread_batch_due(last_batch_read, *halted, now - v->mce->spread_batch_ns);
+}
+
+void smca_spread_batch_sent(struct vcpu *v, int halted)
+{
+	struct smca_vcpu *s = &v->mce->smca;
+	uint64_t now = monotonic_ns();
+
+	if (s->pace_read_ns)
+		s->pace_wait_ns += now - s->pace_read_ns;
 	s->pace_read_ns = 0;
 	if (halted)
 		s->pace_idle++;
 	else
 		s->pace_busy++;
-	return 1;
 }
 
 void smca_report_vcpu(struct vcpu *v)

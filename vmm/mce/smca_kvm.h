@@ -35,9 +35,12 @@ void smca_raise_pending(struct vcpu *v);
 /*
  * Whether the guest may take the spread's next batch at this exit
  * (smca_spread_batch_due()): last_batch_read, and the vCPU halted (KVM's
- * mp_state, read at a kick) or the last interrupt long enough ago.
+ * mp_state, read at a kick; *halted says which) or the last batch long
+ * enough ago. smca_spread_batch_sent() counts a batch that then went, for
+ * the smca line.
  */
-int smca_spread_batch_ready(struct vcpu *v, int last_batch_read);
+int smca_spread_batch_ready(struct vcpu *v, int last_batch_read, int *halted);
+void smca_spread_batch_sent(struct vcpu *v, int halted);
 
 /* As v's thread ends: its counts, one "smca" report line. */
 void smca_report_vcpu(struct vcpu *v);
