@@ -18,8 +18,9 @@
 #          runs
 #  boot 2, one vCPU: the guest never clears its banks (check_interval 0: no
 #  poll; the LVT entry masked: no interrupt) and more pages are poisoned
-#  than the nine deferred-error banks and the vCPU's queue (32) hold: the
-#  first nine are injected (told poll, masked), the queue holds 32 (bounded),
+#  than the deferred-error banks (31 of an SMCA guest's 32) and the vCPU's
+#  queue (32) hold: the first 31 are injected (told poll, masked), the
+#  queue holds 32 (bounded),
 #  the rest are reported not delivered at once, the guest runs on, SIGTERM
 #  stops the VMM promptly and each AO still waiting is reported then.
 . /hwlab/scenarios/_lib.sh
@@ -140,10 +141,18 @@ check no-panic-1 "no oops, panic or unchecked MSR access in the guest" \
 	sh -c "! grep -qE 'Kernel panic|Oops|BUG:|unchecked MSR' b1.con"
 
 # --- boot 2: the banks are never cleared ------------------------------------
-pages=50
-start_linux b2.log b2.con "$APPEND hwlab_inner.pages=64 hwlab_inner.check_interval=0 \
+start_linux b2.log b2.con "$APPEND hwlab_inner.pages=80 hwlab_inner.check_interval=0 \
 hwlab_inner.smca_hostile=masked" --smca on
+# the banks that may hold a deferred error: all but the AR bank of the
+# guest's MCG_CAP count (32 with --smca on: 31); then the vCPU's queue of
+# 32 fills, and 9 more are refused
+mcg_cap=$(json_line b2.log '"event":"vmm_start"' | json-field - mcg_cap)
+dfr=$(( (${mcg_cap:-0} & 0xff) - 1 ))
+pages=$((dfr + 32 + 9))
+echo "  MCG_CAP $mcg_cap: $dfr deferred banks, $pages pages poisoned"
 grep -E 'INNER-MCE|INNER-HOSTILE' b2.con | sed 's/^/  con: /'
+check nobanks-32-banks "an SMCA guest has KVM's 32 banks, 31 for deferred errors (MCG_CAP $mcg_cap)" \
+	test "$dfr" = 31
 check nobanks-setup "the guest has no poll (check_interval 0) and masked its LVT entry" \
 	sh -c "grep -q 'INNER-MCE check_interval=0 ' b2.con && grep -q 'INNER-HOSTILE n=0 case=masked .*readback=0x100f4' b2.con"
 i=0
@@ -151,7 +160,7 @@ while [ $i -lt $pages ]; do
 	poison_page b2.con $i
 	i=$((i + 1))
 done
-# every AO dealt with for now: 9 injected, 32 waiting, the rest refused
+# every AO dealt with for now: $dfr injected, 32 waiting, the rest refused
 n=0
 while [ "$(count_lines b2.log '"event":"sigbus"' '"si_code":"BUS_MCEERR_AO"')" -lt $((pages - 32)) ] &&
 	[ $n -lt $((600 * HWLAB_TIME_FACTOR)) ]; do
@@ -167,18 +176,18 @@ stop_timed b2.log
 grep -E '"event":"(sigbus|smca|vmm_exit)"' b2.log | sed 's/^/  vmm: /' | cut -c1-400 | tail -n 14
 check nobanks-sigterm "SIGTERM stops the VMM in $stop_ms ms (at most $(bound 10) s)" \
 	test "$stop_ms" -lt $(($(bound 10) * 1000))
-expect_count nobanks-injected 9 b2.log '"event":"sigbus"' '"action":"inject"' '"told":"poll"' \
+expect_count nobanks-injected $dfr b2.log '"event":"sigbus"' '"action":"inject"' '"told":"poll"' \
 	'masked'
 # each saying why: the banks the guest does not read (before, a full
 # queue blamed a machine check in progress, and the AOs still waiting at
 # the stop did not say what they waited for)
-expect_count nobanks-refused $((pages - 9 - 32)) b2.log '"event":"sigbus"' '"action":"ignore"' \
+expect_count nobanks-refused $((pages - dfr - 32)) b2.log '"event":"sigbus"' '"action":"ignore"' \
 	'queue is full (the guest has not read the deferred errors in its banks'
 expect_count nobanks-waited 32 b2.log '"event":"sigbus"' '"action":"ignore"' \
 	'the VM stopped first (it waited: the guest has not read the deferred errors in its banks'
-check nobanks-exit-count "vmm_exit counts $((pages - 9)) AOs not delivered, 9 injected" \
-	sh -c "json-field b2.log ao_not_delivered event=vmm_exit | grep -qx $((pages - 9)) &&
-		json-field b2.log injected event=vmm_exit | grep -qx 9"
+check nobanks-exit-count "vmm_exit counts $((pages - dfr)) AOs not delivered, $dfr injected" \
+	sh -c "json-field b2.log ao_not_delivered event=vmm_exit | grep -qx $((pages - dfr)) &&
+		json-field b2.log injected event=vmm_exit | grep -qx $dfr"
 check no-panic-2 "no oops, panic or unchecked MSR access in the guest" \
 	sh -c "! grep -qE 'Kernel panic|Oops|BUG:|unchecked MSR' b2.con"
 echo 0 >/proc/sys/vm/memory_failure_early_kill
