@@ -115,36 +115,6 @@ static int bank_read(struct smca_vcpu *s, const struct smca_backend *b, unsigned
 	return -1;
 }
 
-int smca_msr_read(struct smca_vcpu *s, const struct smca_backend *b, uint32_t index,
-		  uint64_t *data)
-{
-	unsigned int bank, reg;
-	int r = -1;
-
-	s->msr_exits++;
-	switch (decode(index, &bank, &reg)) {
-	case OURS_DEF_ERR:
-		*data = s->cu_def_err;
-		r = 0;
-		break;
-	case OURS_EILVT:
-		if (x2apic_mode(b)) {
-			*data = s->eilvt[index - X2APIC_MSR_EILVT0];
-			r = 0;
-		}
-		break;
-	case OURS_BANK:
-		if (bank < s->nbanks)
-			r = bank_read(s, b, bank, reg, data);
-		break;
-	case OURS_NONE:
-		break;
-	}
-	if (r)
-		s->msr_refused++;
-	return r;
-}
-
 /*
  * A write to a legacy bank register, with the checks KVM applies to the
  * guest's own writes there (set_msr_mce()): MCi_CTL takes only 0 or all
@@ -192,8 +162,12 @@ static int bank_write(struct smca_vcpu *s, const struct smca_backend *b, unsigne
 	return -1;
 }
 
-int smca_msr_write(struct smca_vcpu *s, const struct smca_backend *b, uint32_t index,
-		   uint64_t data)
+/*
+ * One access of the guest's to an MSR of this file, read or written
+ * (*data in or out): 0, or -1 for a #GP, counted.
+ */
+static int msr_access(struct smca_vcpu *s, const struct smca_backend *b, uint32_t index,
+		      int write, uint64_t *data)
 {
 	unsigned int bank, reg;
 	int r = -1;
@@ -201,18 +175,27 @@ int smca_msr_write(struct smca_vcpu *s, const struct smca_backend *b, uint32_t i
 	s->msr_exits++;
 	switch (decode(index, &bank, &reg)) {
 	case OURS_DEF_ERR:
-		s->cu_def_err = data & CU_DEF_ERR_RW;
+		if (write)
+			s->cu_def_err = *data & CU_DEF_ERR_RW;
+		else
+			*data = s->cu_def_err;
 		r = 0;
 		break;
 	case OURS_EILVT:
 		if (x2apic_mode(b)) {
-			s->eilvt[index - X2APIC_MSR_EILVT0] = (uint32_t)data & EILVT_RW;
+			uint32_t *lvt = &s->eilvt[index - X2APIC_MSR_EILVT0];
+
+			if (write)
+				*lvt = (uint32_t)*data & EILVT_RW;
+			else
+				*data = *lvt;
 			r = 0;
 		}
 		break;
 	case OURS_BANK:
-		if (bank < s->nbanks)
-			r = bank_write(s, b, bank, reg, data);
+		if (bank < s->nbanks)	/* past the guest's MCG_CAP count: none */
+			r = write ? bank_write(s, b, bank, reg, *data) :
+				    bank_read(s, b, bank, reg, data);
 		break;
 	case OURS_NONE:
 		break;
@@ -220,6 +203,18 @@ int smca_msr_write(struct smca_vcpu *s, const struct smca_backend *b, uint32_t i
 	if (r)
 		s->msr_refused++;
 	return r;
+}
+
+int smca_msr_read(struct smca_vcpu *s, const struct smca_backend *b, uint32_t index,
+		  uint64_t *data)
+{
+	return msr_access(s, b, index, 0, data);
+}
+
+int smca_msr_write(struct smca_vcpu *s, const struct smca_backend *b, uint32_t index,
+		   uint64_t data)
+{
+	return msr_access(s, b, index, 1, &data);
 }
 
 enum smca_dfr smca_dfr_decide(const struct smca_vcpu *s, unsigned int bank, uint8_t *vector)
