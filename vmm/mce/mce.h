@@ -27,14 +27,12 @@
  */
 #define HWLAB_MCE_BANK_DEFERRED	8
 /*
- * Every bank but the AR one may hold a deferred error, bank 8 first: the
+ * The banks that may hold a deferred error when the guest has nbanks:
+ * every bank but the AR one, bank 8 first (mce_pick_deferred_bank()). The
  * guest's poll reads them all at once, so a lost huge page (511 deferred
  * errors) is told nine pages a poll with QEMU's 10 banks, not one, and 31
  * with 32 banks.
  */
-#define HWLAB_MCE_DEFERRED_BANKS	((1u << HWLAB_MCE_BANK) - 1)
-
-/* The banks that may hold a deferred error when the guest has nbanks. */
 static inline unsigned int mce_deferred_banks(unsigned int nbanks)
 {
 	unsigned int all = nbanks >= 32 ? ~0u : (1u << nbanks) - 1;
