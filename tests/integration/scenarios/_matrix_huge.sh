@@ -185,6 +185,7 @@ hwlab_inner.kmsg_watch=512 hwlab_inner.check_interval=$iv" --smca on --backing h
 	wait_for "$k-$tag.log" '"event":"sigbus"' '"action":"inject"'
 	json_line "$k-$tag.log" '"event":"sigbus"' '"action":"inject"' >"$k-$tag.first"
 	t_inj=$(json-field "$k-$tag.first" t_ns)
+	inject_ms=$(ms "$t0" "$t_inj")
 	told=$(json-field "$k-$tag.first" told)
 	# all 512 in, the guest dead, or the VMM gone
 	wait_console "$k-$tag.con" 'INNER-KMSG recovered=512 '
@@ -199,18 +200,20 @@ hwlab_inner.kmsg_watch=512 hwlab_inner.check_interval=$iv" --smca on --backing h
 	first_ms=none all_ms=none after_mc_ms=none
 	if [ -n "$first_us" ] && [ "$first_us" != 0 ]; then
 		first_ms=$(ms "$t0" "$(kmsg_outer "$k-$tag.con" "$first_us")")
-		all_ms=$(ms "$t0" "$(kmsg_outer "$k-$tag.con" "$last_us")")
-		after_mc_ms=$(ms "$t_inj" "$(kmsg_outer "$k-$tag.con" "$last_us")")
+		last_outer=$(kmsg_outer "$k-$tag.con" "$last_us")
+		all_ms=$(ms "$t0" "$last_outer")
+		after_mc_ms=$(ms "$t_inj" "$last_outer")
 	fi
 	stop_vmm "$k-$tag.log" >/dev/null
+	spread=$(spread_ms "$k-$tag.log")
 	json_line "$k-$tag.log" '"event":"smca"' >"$k-$tag.smca"
 	grep -E '"event":"(poison_spread|smca)"' "$k-$tag.log" | sed 's/^/  vmm: /'
 	# every 8 pages: the guest's pace, batch by batch
 	grep 'INNER-KMSG ' "$k-$tag.con" | sed 's/^/  con: /'
 	raised=$(json-field "$k-$tag.smca" dfr_interrupts)
 	banks=$(json_line "$k-$tag.log" '"event":"vmm_start"' | json-field - mcg_cap)
-	echo "  $kver${quiet:+ ($quiet)}: lost 2 MiB at $base: told first by $told, inject $(ms "$t0" "$t_inj") ms," \
-		"spread $(spread_ms "$k-$tag.log") ms, ${n:-0} of 512 isolated, the last $all_ms ms after the write" \
+	echo "  $kver${quiet:+ ($quiet)}: lost 2 MiB at $base: told first by $told, inject $inject_ms ms," \
+		"spread $spread ms, ${n:-0} of 512 isolated, the last $all_ms ms after the write" \
 		"($after_mc_ms ms after the first machine check), pool full ${full:-none}, $raised interrupts," \
 		"MCG_CAP $banks"
 	if [ "${n:-0}" -ne 512 ] || grep -qE 'Kernel panic|Oops|BUG:' "$k-$tag.con"; then
@@ -234,6 +237,16 @@ hwlab_inner.kmsg_watch=512 hwlab_inner.check_interval=$iv" --smca on --backing h
 	fi
 	measure "$k" "$tag" vmm=hwlab check_interval_s="$iv" console="${quiet:-default}" told="${told:-none}" \
 		banks=32 isolated="${n:-0}" pool_full="${full:-none}" dfr_interrupts="${raised:-none}" \
-		inject_ms="$(ms "$t0" "$t_inj")" spread_ms="$(spread_ms "$k-$tag.log")" \
+		inject_ms="$inject_ms" spread_ms="$spread" \
 		first_recovered_ms="$first_ms" all_isolated_ms="$all_ms" after_first_mc_ms="$after_mc_ms"
+}
+
+# lost2m_cells K : lost2m_cell for each of guest_matrix.sh's $lost2m_runs
+# (hwlab.matrix_lost2m), each on its own share of the hugetlb pool
+lost2m_cells() {
+	for q in $lost2m_runs; do
+		reserve_hugepages 65
+		lost2m_cell "$1" "$q"
+	done
+	echo 0 >/proc/sys/vm/nr_hugepages
 }

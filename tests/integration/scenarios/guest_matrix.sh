@@ -148,14 +148,7 @@ for k in $kernels; do
 	# without the rest
 	if [ "$matrix" = full ] && [ -z "$(echo $cases | tr ' ' '\n' | grep -vxE 'smca|lost2m')" ]; then
 		case " $cases " in *" smca "*) smca_cell "$k" ;; esac
-		case " $cases " in *" lost2m "*)
-			for q in $lost2m_runs; do
-				reserve_hugepages 65
-				lost2m_cell "$k" "$q"
-			done
-			echo 0 >/proc/sys/vm/nr_hugepages
-			;;
-		esac
+		case " $cases " in *" lost2m "*) lost2m_cells "$k" ;; esac
 		continue
 	fi
 	boot_parity "$k"
@@ -179,14 +172,7 @@ for k in $kernels; do
 		echo 0 >/proc/sys/vm/nr_hugepages
 		;;
 	esac
-	case " $cases " in *" lost2m "*)
-		for q in $lost2m_runs; do
-			reserve_hugepages 65
-			lost2m_cell "$k" "$q"
-		done
-		echo 0 >/proc/sys/vm/nr_hugepages
-		;;
-	esac
+	case " $cases " in *" lost2m "*) lost2m_cells "$k" ;; esac
 done
 
 # the kernel's default poll, as a user's guest has it: an AO waits for it.
