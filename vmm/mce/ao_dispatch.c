@@ -138,9 +138,8 @@ int mce_delivery_kick_if_queued(struct vcpu *v)
 
 int mce_delivery_spreading(struct vm *vm)
 {
-	/* paced by the guest's idle (an interrupt's batch), not by its poll */
 	return __atomic_load_n(&vm->poison->spreads_active, __ATOMIC_ACQUIRE) &&
-	       __atomic_load_n(&vm->poison->spread_vcpu, __ATOMIC_ACQUIRE) >= 0;
+	       __atomic_load_n(&vm->poison->spread_wait_idle, __ATOMIC_ACQUIRE);
 }
 
 void mce_delivery_close_vcpu(struct vcpu *v)

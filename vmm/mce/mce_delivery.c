@@ -199,6 +199,7 @@ static int deliver_spread(struct vcpu *v)
 
 	if (!__atomic_load_n(&v->vm->poison->spreads_active, __ATOMIC_ACQUIRE)) {
 		__atomic_store_n(&v->vm->poison->spread_vcpu, -1, __ATOMIC_RELAXED);
+		__atomic_store_n(&v->vm->poison->spread_wait_idle, 0, __ATOMIC_RELAXED);
 		return 0;
 	}
 	/* another vCPU's interrupt carries the batch the guest works through */
@@ -218,7 +219,11 @@ static int deliver_spread(struct vcpu *v)
 		 * and has worked through it (smca_spread_batch_due()).
 		 */
 		if (v->mce->smca.raised) {
-			if (!smca_spread_batch_ready(v, free_mask == deferred, &halted))
+			int ready = smca_spread_batch_ready(v, free_mask == deferred, &halted);
+
+			__atomic_store_n(&v->vm->poison->spread_wait_idle,
+					 free_mask == deferred && !ready, __ATOMIC_RELEASE);
+			if (!ready)
 				return 0;
 			paced = 1;
 		}

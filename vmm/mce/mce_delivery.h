@@ -50,6 +50,12 @@ struct vm_poison {
 	 * one batch at a time for the VM, paced by that vCPU (atomic).
 	 */
 	int spread_vcpu;
+	/*
+	 * 1 while that batch has been read and waits for the guest to be seen
+	 * idle: only then does the monitor kick fast (atomic). A guest that
+	 * never reads its banks is not worth 500 kicks a second.
+	 */
+	int spread_wait_idle;
 	pthread_cond_t ao_handled_cond;
 };
 
@@ -101,9 +107,8 @@ void mce_delivery_close_vcpu(struct vcpu *v);
  */
 int mce_delivery_kick_if_queued(struct vcpu *v);
 /*
- * Whether a lost huge page is being told a batch per interrupt, each batch
- * waiting for the guest to be seen idle at a kick: the monitor kicks more
- * often meanwhile.
+ * Whether a lost huge page's next batch waits only for the guest to be
+ * seen idle, which it is at a kick: the monitor kicks more often meanwhile.
  */
 int mce_delivery_spreading(struct vm *vm);
 
