@@ -109,6 +109,16 @@ struct smca_vcpu {
 	 */
 	unsigned long pace_idle, pace_busy;
 	uint64_t pace_wait_ns, pace_read_ns;
+	/*
+	 * Where a batch's time goes, summed over the batches the pace sent
+	 * (smca_kvm.c): from its interrupt to the guest's first SMCA MSR exit
+	 * (delivery), from there to its last (the handler, its exits
+	 * included), and from there to the next batch (the guest's work on
+	 * it and the VMM's wait to see it idle).
+	 */
+	uint64_t t_raised, t_first_exit, t_last_exit;
+	uint64_t batch_deliver_ns, batch_handler_ns, batch_work_ns;
+	unsigned long batches_timed;
 };
 
 /*

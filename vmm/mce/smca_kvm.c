@@ -81,12 +81,18 @@ int smca_msr_exit(struct vcpu *v)
 	/* copied out of the shared page first: the answer is ours alone */
 	uint32_t index = run->msr.index;
 	uint64_t data = run->msr.data;
+	struct smca_vcpu *s = &v->mce->smca;
 
+	if (s->t_raised) {	/* a batch's handler at work: its span */
+		s->t_last_exit = monotonic_ns();
+		if (!s->t_first_exit)
+			s->t_first_exit = s->t_last_exit;
+	}
 	if (run->exit_reason == KVM_EXIT_X86_RDMSR) {
-		r = smca_msr_read(&v->mce->smca, &b, index, &data);
+		r = smca_msr_read(s, &b, index, &data);
 		run->msr.data = r ? 0 : data;
 	} else {
-		r = smca_msr_write(&v->mce->smca, &b, index, data);
+		r = smca_msr_write(s, &b, index, data);
 	}
 	run->msr.error = r ? 1 : 0;
 	return 0;
@@ -129,6 +135,8 @@ void smca_raise_pending(struct vcpu *v)
 	r = ioctl(v->vm->vm_fd, KVM_SIGNAL_MSI, &msi);
 	if (r > 0) {
 		v->mce->smca.raised++;
+		v->mce->smca.t_raised = monotonic_ns();
+		v->mce->smca.t_first_exit = 0;
 		return;
 	}
 	/* 0: the guest's APIC did not take it; the error waits for the poll */
@@ -171,6 +179,14 @@ void smca_spread_batch_sent(struct vcpu *v, int halted)
 		s->pace_idle++;
 	else
 		s->pace_busy++;
+	/* the last batch's timeline, if its handler was seen */
+	if (s->t_raised && s->t_first_exit) {
+		s->batch_deliver_ns += s->t_first_exit - s->t_raised;
+		s->batch_handler_ns += s->t_last_exit - s->t_first_exit;
+		s->batch_work_ns += now - s->t_last_exit;
+		s->batches_timed++;
+	}
+	s->t_raised = 0;
 }
 
 void smca_report_vcpu(struct vcpu *v)
@@ -185,8 +201,11 @@ void smca_report_vcpu(struct vcpu *v)
 		snprintf(lvt, sizeof(lvt), "%#x", s->eilvt[offset]);
 	report("smca", "\"vcpu\":%u,\"msr_exits\":%lu,\"msr_refused\":%lu,\"dfr_interrupts\":%lu,"
 	       "\"dfr_polls\":%lu,\"dfr_lvt\":\"%s\",\"cu_def_err\":\"%#llx\","
-	       "\"spread_batches_idle\":%lu,\"spread_batches_busy\":%lu,\"spread_wait_ms\":%llu",
+	       "\"spread_batches_idle\":%lu,\"spread_batches_busy\":%lu,\"spread_wait_ms\":%llu,"
+	       "\"batches_timed\":%lu,\"batch_deliver_ms\":%.1f,\"batch_handler_ms\":%.1f,"
+	       "\"batch_work_ms\":%.1f",
 	       v->id, s->msr_exits, s->msr_refused, s->raised, s->polled, lvt,
 	       (unsigned long long)s->cu_def_err, s->pace_idle, s->pace_busy,
-	       (unsigned long long)(s->pace_wait_ns / 1000000));
+	       (unsigned long long)(s->pace_wait_ns / 1000000), s->batches_timed,
+	       s->batch_deliver_ns / 1e6, s->batch_handler_ns / 1e6, s->batch_work_ns / 1e6);
 }
