@@ -53,6 +53,27 @@ UNIT_TEST(mce_encode_amd, "MCE encoding, AMD vCPUs")
 	CHECK_EQ(m.addr, 0x800000);
 }
 
+/* Scalable MCA vCPUs: AMD's values less MISCV, whose MISC0 read is an exit. */
+UNIT_TEST(mce_encode_smca, "MCE encoding, Scalable MCA vCPUs")
+{
+	struct kvm_x86_mce m, amd;
+
+	mce_encode_smca(MCE_AR, 0x4a3000, &m);
+	mce_encode_amd(MCE_AR, 0x4a3000, &amd);
+	CHECK_EQ(m.status, 0xB400080000000000ULL);	/* VAL|UC|EN|ADDRV|POISON */
+	CHECK_EQ(m.status, amd.status & ~MCI_STATUS_MISCV);
+	CHECK_EQ(m.misc, 0);
+	CHECK_EQ(m.mcg_status, amd.mcg_status);
+	CHECK_EQ(m.bank, amd.bank);
+	CHECK_EQ(m.addr, 0x4a3000);
+
+	mce_encode_smca(MCE_AO, 0x800000, &m);
+	CHECK_EQ(m.status, 0x9400180000000000ULL);	/* VAL|EN|ADDRV|DEFERRED|POISON */
+	CHECK_EQ(m.misc, 0);
+	CHECK_EQ(m.bank, HWLAB_MCE_BANK_DEFERRED);
+	CHECK_EQ(m.addr, 0x800000);
+}
+
 /* MCA broadcast: what QEMU gives the CPUs that did not see the error. */
 UNIT_TEST(mce_encode_broadcast, "MCA broadcast encoding")
 {

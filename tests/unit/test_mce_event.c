@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mce/mce.h"
 #include "mce/mce_event.h"
 #include "unit.h"
 
@@ -47,6 +48,23 @@ UNIT_TEST(mce_event, "SIGBUS event to machine check")
 	CHECK_EQ(p.ext.len, 2 * MiB);
 	CHECK_EQ(p.mce.addr, 0x923000);
 	CHECK_EQ(p.mce.misc, 0x8c);
+
+	/*
+	 * Scalable MCA: no MISCV at a page (its MISC0 read would be one more
+	 * exit a page), but a whole huge page still says its LSB in MISC0
+	 */
+	{
+		int smca = MCE_STYLE_AMD | MCE_STYLE_SMCA;
+
+		CHECK_EQ(mce_event_prepare(&mem, smca | MCE_STYLE_PAGE_LSB, &ev, &p), 0);
+		CHECK_EQ(p.mce.addr, 0x923000);
+		CHECK_EQ(p.mce.status & MCI_STATUS_MISCV, 0);
+		CHECK_EQ(p.mce.misc, 0);
+		CHECK_EQ(mce_event_prepare(&mem, smca, &ev, &p), 0);
+		CHECK_EQ(p.mce.addr, 0x800000);
+		CHECK(p.mce.status & MCI_STATUS_MISCV, "a huge page's LSB is valid in MISC0");
+		CHECK_EQ(p.mce.misc, 0x95);
+	}
 
 	/* AO: scrub encoding, no EIPV */
 	ev.code = BUS_MCEERR_AO;

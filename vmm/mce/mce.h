@@ -74,6 +74,17 @@ void mce_encode(enum mce_kind kind, uint64_t gpa, struct kvm_x86_mce *out);
  */
 void mce_encode_amd(enum mce_kind kind, uint64_t gpa, struct kvm_x86_mce *out);
 
+/*
+ * The same for a Scalable MCA vCPU (--smca on; not QEMU's: it has none),
+ * without MISCV. Intel's address mode and LSB in MCi_MISC (HWLAB_MCI_MISC)
+ * mean nothing on AMD, whose MCA_MISC0 holds the error-threshold counter;
+ * an SMCA guest reads MCA_MISC0 only when MISCV says it is valid, and
+ * each of its reads is an exit to the VMM: one of the ~6 a page of a lost
+ * huge page costs (7.2's mce_read_aux(): STATUS, MISC0 if MISCV, ADDR,
+ * IPID, then the STATUS and DESTAT clears). Pure.
+ */
+void mce_encode_smca(enum mce_kind kind, uint64_t gpa, struct kvm_x86_mce *out);
+
 /* What the other vCPUs get when one takes an #MC with MCA broadcast. Pure. */
 void mce_encode_broadcast(struct kvm_x86_mce *out);
 

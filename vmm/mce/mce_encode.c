@@ -44,6 +44,13 @@ void mce_encode_amd(enum mce_kind kind, uint64_t gpa, struct kvm_x86_mce *out)
 	out->misc = HWLAB_MCI_MISC;
 }
 
+void mce_encode_smca(enum mce_kind kind, uint64_t gpa, struct kvm_x86_mce *out)
+{
+	mce_encode_amd(kind, gpa, out);
+	out->status &= ~MCI_STATUS_MISCV;
+	out->misc = 0;
+}
+
 void mce_encode_broadcast(struct kvm_x86_mce *out)
 {
 	memset(out, 0, sizeof(*out));

@@ -19,6 +19,7 @@ int mce_event_prepare(const struct memslot_table *mem, int style, const struct s
 {
 	enum mce_kind kind = ev->code == BUS_MCEERR_AR ? MCE_AR : MCE_AO;
 	void (*encode)(enum mce_kind, uint64_t, struct kvm_x86_mce *) =
+		(style & MCE_STYLE_SMCA) ? mce_encode_smca :
 		(style & MCE_STYLE_AMD) ? mce_encode_amd : mce_encode;
 
 	struct gpa_extent page;
@@ -46,9 +47,14 @@ int mce_event_prepare(const struct memslot_table *mem, int style, const struct s
 		encode(kind, page, &p->mce);
 	} else {
 		encode(kind, p->ext.gpa, &p->mce);
-		/* A huge page is lost whole: say so in MCi_MISC's address LSB. */
-		if (p->ext.len > GUEST_PAGE_SIZE)
-			p->mce.misc = (p->mce.misc & ~MCI_MISC_LSB_MASK) | p->lsb;
+		/*
+		 * A huge page is lost whole: say so in MCi_MISC's address LSB,
+		 * the one place the guest reads it (an SMCA encoding too).
+		 */
+		if (p->ext.len > GUEST_PAGE_SIZE) {
+			p->mce.misc = (HWLAB_MCI_MISC & ~MCI_MISC_LSB_MASK) | p->lsb;
+			p->mce.status |= MCI_STATUS_MISCV;
+		}
 	}
 	return 0;
 }
