@@ -132,8 +132,25 @@ void mce_delivery_action_optional(struct vm *vm, const struct sigbus_event *ev)
 
 int mce_delivery_kick_if_queued(struct vcpu *v)
 {
-	return ao_queue_kick_if_queued(&v->mce->queue, &v->thread,
-				       __atomic_load_n(&v->vm->poison->spreads_active, __ATOMIC_ACQUIRE));
+	struct vm_poison *vp = v->vm->poison;
+	int more = __atomic_load_n(&vp->spreads_active, __ATOMIC_ACQUIRE);
+	int waiting = more && __atomic_load_n(&vp->spread_wait_idle, __ATOMIC_ACQUIRE);
+	uint64_t now = monotonic_ns(), blocking;
+	int kicked;
+
+	/*
+	 * The guest at work on the last batch: every kick is an exit it pays
+	 * for (two a page of console output, under nested TCG), and the batch
+	 * would not go yet. Seen blocked in HLT, it is kicked at once.
+	 */
+	if (waiting && kvm_stat_read(&v->mce->blocking, &blocking) == 0 && !blocking)
+		more = now - v->mce->spread_kick_ns >= SPREAD_KICK_BUSY_NS;
+	kicked = ao_queue_kick_if_queued(&v->mce->queue, &v->thread, more);
+	if (kicked && waiting) {
+		v->mce->spread_kick_ns = now;
+		v->mce->smca.pace_kicks++;
+	}
+	return kicked;
 }
 
 int mce_delivery_spreading(struct vm *vm)

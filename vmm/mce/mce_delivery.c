@@ -48,6 +48,7 @@ int mce_delivery_init_vcpu(struct vcpu *v)
 		return -1;
 	}
 	smca_vcpu_reset(&v->mce->smca, v->vm->mce_banks);
+	v->mce->blocking.fd = -1;
 	return 0;
 }
 

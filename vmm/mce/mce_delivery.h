@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "core/kvm_stats.h"
 #include "core/poison_list.h"
 #include "mce/ao_queue.h"
 #include "mce/sigbus.h"
@@ -72,6 +73,13 @@ struct vcpu_mce {
 	int dfr_raise;			/* raise dfr_vector before the next KVM_RUN */
 	uint8_t dfr_vector;
 	uint64_t spread_batch_ns;	/* when its last spread batch went (the pace) */
+	/*
+	 * KVM's "blocking" statistic: whether the vCPU sits in HLT, read by
+	 * the monitor without kicking it (SMCA VMs only; fd -1: no such
+	 * statistic, and the monitor kicks to see), and its last kick.
+	 */
+	struct kvm_stat_ref blocking;
+	uint64_t spread_kick_ns;
 };
 
 /* Allocate vm->poison / v->mce (kept for the process's life): 0, or -1 after a message. */
@@ -103,8 +111,12 @@ void mce_delivery_close_vcpu(struct vcpu *v);
 /*
  * Kick v out of KVM_RUN when it holds AOs, e.g. deferred ones that wait for
  * the guest to finish a machine check, or pages of a lost extent are being
- * told. Returns 1 if kicked.
+ * told. While a lost extent's next batch waits for the guest to idle, a
+ * vCPU KVM says is not blocked in HLT is left to work, and kicked only
+ * every SPREAD_KICK_BUSY_NS (the busy fallback needs an exit to act).
+ * Returns 1 if kicked.
  */
+#define SPREAD_KICK_BUSY_NS	20000000ull
 int mce_delivery_kick_if_queued(struct vcpu *v);
 /*
  * Whether a lost huge page's next batch waits only for the guest to be
