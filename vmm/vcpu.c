@@ -62,7 +62,7 @@ int vcpu_create(struct vm *vm, unsigned int id)
 	if (!v->sig)
 		return -1;
 	/* CPUID first: KVM refuses EFER.LME for a vCPU without long mode. */
-	if (set_cpuid(v) || mce_setup_vcpu(vm->kvm_fd, v))
+	if (set_cpuid(v) || mce_setup_vcpu(v))
 		return -1;
 	/* before the first reset: e.g. what the local APIC looks like at power-on */
 	if (guest_kind_create_vcpu(v))

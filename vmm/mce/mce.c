@@ -18,6 +18,8 @@
  * values. An AMD encoding also needs SUCCOR in CPUID, or Linux panics on
  * every uncorrected error (mce_severity_amd()).
  */
+static int mce_check_kvm(struct vm *vm);
+
 int mce_choose_style(struct vm *vm)
 {
 	const struct vmm_options *opt = vm->opt;
@@ -53,9 +55,36 @@ int mce_choose_style(struct vm *vm)
 	}
 	if (opt->smca == 1)
 		vm->mce_style |= MCE_STYLE_SMCA;
-	vm->mce_banks = mce_choose_banks(opt->mce_banks, !!(vm->mce_style & MCE_STYLE_SMCA),
-					 kvm_ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_MCE));
+	if (mce_check_kvm(vm))
+		return -1;
 	return smca_setup_vm(vm);
+}
+
+/*
+ * What KVM can give every vCPU, asked once: KVM_CAP_MCE answers with the
+ * most banks KVM_X86_SETUP_MCE accepts. Picks vm->mce_banks.
+ */
+static int mce_check_kvm(struct vm *vm)
+{
+	uint64_t supported = 0, want_flags = HWLAB_MCG_CAP_FLAGS;
+	int max_banks = kvm_ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_MCE);
+
+	if (max_banks < 0)
+		return -1;
+	if (max_banks == 0) {
+		pr_err("KVM has no KVM_CAP_MCE: cannot give the guest machine checks");
+		return -1;
+	}
+	if (kvm_ioctl(vm->kvm_fd, KVM_X86_GET_MCE_CAP_SUPPORTED, &supported) < 0)
+		return -1;
+	vm->mce_banks = mce_choose_banks(vm->opt->mce_banks, !!(vm->mce_style & MCE_STYLE_SMCA),
+					 max_banks);
+	if ((supported & want_flags) != want_flags || max_banks < (int)vm->mce_banks) {
+		pr_err("KVM supports MCG_CAP flags %#llx and %d banks; need MCG_CTL_P|MCG_SER_P "
+		       "and %u banks", (unsigned long long)supported, max_banks, vm->mce_banks);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -69,30 +98,14 @@ unsigned int mce_choose_banks(int opt_banks, int smca, int kvm_max_banks)
 	if (opt_banks > 0)	/* the option allows 10..32; more would not fit the arrays */
 		return opt_banks < HWLAB_MCE_MAX_BANKS ? opt_banks : HWLAB_MCE_MAX_BANKS;
 	if (!smca || kvm_max_banks <= HWLAB_MCE_BANKS)
-		return HWLAB_MCE_BANKS;	/* too few: mce_setup_vcpu() says so */
+		return HWLAB_MCE_BANKS;	/* too few: mce_check_kvm() says so */
 	return kvm_max_banks < HWLAB_MCE_MAX_BANKS ? kvm_max_banks : HWLAB_MCE_MAX_BANKS;
 }
 
-int mce_setup_vcpu(int kvm_fd, const struct vcpu *v)
+int mce_setup_vcpu(const struct vcpu *v)
 {
-	uint64_t supported = 0, cap = HWLAB_MCG_CAP_FLAGS | v->vm->mce_banks;
-	uint64_t want_flags = HWLAB_MCG_CAP_FLAGS;
-	/* KVM_CAP_MCE answers with the most banks KVM_X86_SETUP_MCE accepts. */
-	int max_banks = kvm_ioctl(kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_MCE);
+	uint64_t cap = HWLAB_MCG_CAP_FLAGS | v->vm->mce_banks;
 
-	if (max_banks < 0)
-		return -1;
-	if (max_banks == 0) {
-		pr_err("KVM has no KVM_CAP_MCE: cannot give the guest machine checks");
-		return -1;
-	}
-	if (kvm_ioctl(kvm_fd, KVM_X86_GET_MCE_CAP_SUPPORTED, &supported) < 0)
-		return -1;
-	if ((supported & want_flags) != want_flags || max_banks < (int)v->vm->mce_banks) {
-		pr_err("KVM supports MCG_CAP flags %#llx and %d banks; need MCG_CTL_P|MCG_SER_P "
-		       "and %u banks", (unsigned long long)supported, max_banks, v->vm->mce_banks);
-		return -1;
-	}
 	if (vcpu_ioctl(v, KVM_X86_SETUP_MCE, &cap) < 0)
 		return -1;
 	/*

@@ -95,11 +95,11 @@ void mce_encode_broadcast(struct kvm_x86_mce *out);
  */
 int mce_choose_style(struct vm *vm);
 /*
- * Check what KVM supports and give the vCPU MCG_CTL_P|MCG_SER_P and
- * vm->mce_banks banks. Returns 0, or -1 after a message naming what is
- * missing or which ioctl failed.
+ * Give the vCPU MCG_CTL_P|MCG_SER_P and vm->mce_banks banks, which
+ * mce_choose_style() found KVM supports. Returns 0, or -1 after a message
+ * naming the failed ioctl.
  */
-int mce_setup_vcpu(int kvm_fd, const struct vcpu *v);
+int mce_setup_vcpu(const struct vcpu *v);
 /* The bank count for a guest: --mce-banks, else KVM's most with SMCA, else QEMU's 10. Pure. */
 unsigned int mce_choose_banks(int opt_banks, int smca, int kvm_max_banks);
 
