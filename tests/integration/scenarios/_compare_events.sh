@@ -93,7 +93,7 @@ hwlab_events() {
 # suite's QEMU: dying and default in sid's QEMU 11.1 alone), of those wanted
 # (compare.sh's want and full)
 cases_of_guest() {
-	if [ "$gtag" = trixie ]; then
+	if [ "$gtag" = trixie ] || [ "$gtag" = bookworm ]; then
 		cg_all=default
 	elif [ "$gtag" = ours ] || [ "$stock_all" = 1 ]; then
 		cg_all="late early hugetlb outside dying default"

@@ -32,7 +32,7 @@
 # make test: 1, hwlab-vmm on our bzImage only; make compare: 20, QEMU 11.1
 # and sid's guest too); and default, the time from the write to the guest's
 # Recovered with the kernel's DEFAULT check_interval (hwlab-vmm --smca on,
-# QEMU 11.1; our bzImage, sid's and trixie's stock kernels; make compare
+# QEMU 11.1; our bzImage, sid's, trixie's and bookworm's stock kernels; make compare
 # only). Options (the outer kernel's command line, HWLAB_APPEND):
 #   hwlab.compare_events=N        late and early events (make test: 1)
 #   hwlab.compare_huge_events=N   hugetlb events (make test: 1)
@@ -136,13 +136,16 @@ else
 fi
 [ "$stock_all" = 1 ] ||
 	skip stock-sid-hugetlb-outside "the stock guest runs late and early kill here; hugetlb and outside RAM only in make compare (hwlab.compare_stock_all=1)"
-# trixie's stock 6.12, for the default case only (its own poll path)
+# trixie's stock 6.12 and bookworm's 6.1, for the default case only (each
+# its own poll path: neither acts on the deferred-error interrupt)
 if want default && full default; then
-	if [ -f /hwlab/data/stock/trixie/vmlinuz ]; then
-		guest_list="$guest_list trixie"
-	else
-		skip stock-trixie-default "no trixie stock kernel in this image: $(cat /hwlab/data/stock/trixie/unavailable 2>/dev/null)"
-	fi
+	for gtag in trixie bookworm; do
+		if [ -f /hwlab/data/stock/$gtag/vmlinuz ]; then
+			guest_list="$guest_list $gtag"
+		else
+			skip stock-$gtag-default "no $gtag stock kernel in this image: $(cat /hwlab/data/stock/$gtag/unavailable 2>/dev/null)"
+		fi
+	done
 fi
 want dying && ! full dying &&
 	skip dying-qemu-sid "the dying target runs on hwlab-vmm and our bzImage here (1 event per row); QEMU 11.1 and sid's guest in make compare (hwlab.compare_stock_all=1)"
