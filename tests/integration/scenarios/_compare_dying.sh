@@ -84,6 +84,19 @@ dying_told() {
 		echo $((dt_inj + dt_spread)) ;;
 	esac
 }
+# dying_told_kinds LOG : of the injections dying_told counted last (LOG.ev),
+# how many were for an AR and how many pages distinct ("ar=N pages=N"): an
+# AO the guest has not acted on yet when the target touches the page is
+# followed by that page's AR, two machine checks for one page
+dying_told_kinds() {
+	case $1 in
+	/dev/null) echo "ar=- pages=-" ;;
+	*)
+		echo "ar=$(grep '"event":"sigbus"' "$1.ev" | grep '"action":"inject"' | grep -c '"si_code":"BUS_MCEERR_AR"')" \
+			"pages=$(grep '"event":"sigbus"' "$1.ev" | grep '"action":"inject"' |
+				sed -n 's/.*"mci_addr":"\(0x[0-9a-f]*\)".*/\1/p' | sort -u | grep -c .)" ;;
+	esac
+}
 
 # dying_row KIND : N (dying_events) events of the current guest in one VMM
 # row: hwlab-vmm on hugetlb-shared (KIND shared) or private hugetlb
@@ -154,7 +167,8 @@ dying_row() {
 			dr_told_boot=$((dr_told_boot + dr_told))
 			echo "HWLAB-MEASURE compare guest=$guest vmm=$vmm backing=$dr_backing case=dying event=$dr_n" \
 				"boot=$dr_boot outcome=$state death=$death gpa=$gpa huge_base=$dr_base thp=$dr_thp" \
-				"pages_told=$dr_told pages_isolated=$(recovered_in $dr_con $((dr_base >> 12)))" \
+				"pages_told=$dr_told told_$(dying_told_kinds $dr_log | sed 's/ / told_/')" \
+				"pages_isolated=$(recovered_in $dr_con $((dr_base >> 12)))" \
 				"target_death_ms=$dr_ms" | tee -a compare.lines
 			dr_n=$((dr_n + 1))
 		done
