@@ -123,11 +123,15 @@ compare_checks() {
 		awk '/mci_addr=/ { delete v; for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } if (v["mci_addr"] != "-" && v["mci_addr"] != v["gpa"]) bad = 1 } END { exit bad }' compare.lines
 	# the recovery times come from the guest's own printk clock: every
 	# recovered event has one, and the line was printed no later than it
-	# arrived over the serial line
+	# arrived over the serial line, within the two clocks' drift: the
+	# guest's clock and the outer VM's are calibrated apart under nested
+	# TCG, and guest_ms maps the one onto the other from lines that may
+	# be 30 s before a default-poll Recovered (seen: QEMU 11.1's trixie
+	# guest mapped 3 ms after its arrival at 30 s, 0.01%); 0.05% allowed
 	want late || want early || want hugetlb || want default &&
-	check guest-clock "every recovered event's recovery time is the guest's printk time (recovered_ms), at or before its serial arrival" \
+	check guest-clock "every recovered event's recovery time is the guest's printk time (recovered_ms), at or before its serial arrival (within 0.05% drift)" \
 		awk '/^HWLAB-MEASURE compare / && / inner=recovered / { n++; delete v
 			for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 			if (v["recovered_ms"] !~ /^-?[0-9]+$/ || v["recovered_serial_ms"] !~ /^-?[0-9]+$/ ||
-			    v["recovered_ms"] + 0 > v["recovered_serial_ms"] + 0) bad = 1 } END { exit bad || !n }' compare.lines
+			    v["recovered_ms"] + 0 > v["recovered_serial_ms"] * 1.0005 + 1) bad = 1 } END { exit bad || !n }' compare.lines
 }
