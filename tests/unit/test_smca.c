@@ -540,4 +540,7 @@ UNIT_TEST(smca_reset, "SMCA: vCPU reset restores the power-on registers")
 	CHECK_EQ(rd(MSR_CU_DEF_ERR), 0x1020);
 	CHECK_EQ(rd(0x853), 0x10000);
 	CHECK_EQ(fake.stray, 0);
+	/* no batch of the old guest's left being read or timed */
+	CHECK_EQ(s.pace_read_ns, 0);
+	CHECK_EQ(s.t_raised, 0);
 }

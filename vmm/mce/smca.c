@@ -17,6 +17,7 @@ void smca_vcpu_reset(struct smca_vcpu *s, unsigned int nbanks)
 	memset(s->misc_hi, 0, sizeof(s->misc_hi));
 	s->cu_def_err = CU_DEF_ERR_RESET;
 	s->pace_read_ns = 0;	/* no batch of the old guest's is being read */
+	s->t_raised = 0;	/* nor timed: the new guest's exits are not its handler */
 	for (i = 0; i < SMCA_EILVT_COUNT; i++)
 		s->eilvt[i] = EILVT_MASKED;
 }
