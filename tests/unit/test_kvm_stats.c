@@ -79,7 +79,12 @@ UNIT_TEST(kvm_stat_open, "KVM binary statistics: a vCPU's \"blocking\" (host /de
 		close(kvm_fd);
 		UNIT_SKIP("the host's KVM has no KVM_CAP_BINARY_STATS_FD");
 	}
-	CHECK_EQ(kvm_stat_open(vcpu_fd, "blocking", &ref), 0);
+	if (kvm_stat_open(vcpu_fd, "blocking", &ref)) {
+		close(vcpu_fd);
+		close(vm_fd);
+		close(kvm_fd);
+		UNIT_SKIP("the host's KVM has statistics but no \"blocking\" (Linux 5.14, 5.15)");
+	}
 	CHECK(ref.fd >= 0, "a stats fd (%d)", ref.fd);
 	/* a vCPU that never ran is not blocked in HLT */
 	CHECK_EQ(kvm_stat_read(&ref, &value), 0);

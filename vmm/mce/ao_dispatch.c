@@ -148,7 +148,8 @@ int mce_delivery_kick_if_queued(struct vcpu *v)
 	kicked = ao_queue_kick_if_queued(&v->mce->queue, &v->thread, more);
 	if (kicked && waiting) {
 		v->mce->spread_kick_ns = now;
-		v->mce->smca.pace_kicks++;
+		/* the monitor's count; the vCPU thread reports it */
+		__atomic_fetch_add(&v->mce->spread_kicks, 1, __ATOMIC_RELAXED);
 	}
 	return kicked;
 }

@@ -199,6 +199,8 @@ static int deliver_spread(struct vcpu *v)
 	int owner, paced = 0, halted = 0;
 
 	if (!__atomic_load_n(&v->vm->poison->spreads_active, __ATOMIC_ACQUIRE)) {
+		/* no batch in flight to time: the guest's later exits are not its handler */
+		v->mce->smca.t_raised = 0;
 		__atomic_store_n(&v->vm->poison->spread_vcpu, -1, __ATOMIC_RELAXED);
 		__atomic_store_n(&v->vm->poison->spread_wait_idle, 0, __ATOMIC_RELAXED);
 		return 0;

@@ -79,7 +79,8 @@ struct vcpu_mce {
 	 * statistic, and the monitor kicks to see), and its last kick.
 	 */
 	struct kvm_stat_ref blocking;
-	uint64_t spread_kick_ns;
+	uint64_t spread_kick_ns;	/* the monitor thread's own */
+	unsigned long spread_kicks;	/* kicks while a batch waited for the idle (atomic) */
 };
 
 /* Allocate vm->poison / v->mce (kept for the process's life): 0, or -1 after a message. */

@@ -206,7 +206,8 @@ void smca_report_vcpu(struct vcpu *v)
 	       "\"batch_work_ms\":%.1f",
 	       v->id, s->msr_exits, s->msr_refused, s->raised, s->polled, lvt,
 	       (unsigned long long)s->cu_def_err, s->pace_idle, s->pace_busy,
-	       (unsigned long long)(s->pace_wait_ns / 1000000), s->pace_kicks,
+	       (unsigned long long)(s->pace_wait_ns / 1000000),
+	       __atomic_load_n(&v->mce->spread_kicks, __ATOMIC_RELAXED),
 	       s->pace_by_stats ? "kvm_stats" : "kick", s->batches_timed,
 	       s->batch_deliver_ns / 1e6, s->batch_handler_ns / 1e6, s->batch_work_ns / 1e6);
 }
