@@ -84,10 +84,12 @@ dying_told() {
 		echo $((dt_inj + dt_spread)) ;;
 	esac
 }
-# dying_told_kinds LOG : of the injections dying_told counted last (LOG.ev),
-# how many were for an AR and how many pages distinct ("ar=N pages=N"): an
-# AO the guest has not acted on yet when the target touches the page is
-# followed by that page's AR, two machine checks for one page
+# dying_told_kinds LOG : of the SIGBUS injections in dying_told's last
+# snapshot (LOG.ev), how many were for an AR and how many pages distinct
+# ("ar=N pages=N"; the spread's pages are not in them, and a guest that died
+# has its told count from vmm_exit instead): an AO the guest has not acted
+# on yet when the target touches the page is followed by that page's AR,
+# two machine checks for one page
 dying_told_kinds() {
 	case $1 in
 	/dev/null) echo "ar=- pages=-" ;;
