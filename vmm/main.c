@@ -245,8 +245,9 @@ static int monitor(struct vm *vm, int ao_fd)
 		}
 		/*
 		 * A lost huge page's next batch goes when the guest is seen
-		 * idle, and it is seen at a kick: kick more often meanwhile
-		 * (17 batches a 2 MiB, up to a period's wait each).
+		 * idle (kick_deferred(): KVM's statistic, or a kick): look
+		 * more often meanwhile (17 batches a 2 MiB, up to a period's
+		 * wait each).
 		 */
 		if (poll(&pfd, 1, mce_delivery_spreading(vm) ? 2 : 20) > 0) {
 			while (read(ao_fd, drain, sizeof(drain)) > 0)

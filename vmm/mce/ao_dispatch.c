@@ -132,10 +132,9 @@ void mce_delivery_action_optional(struct vm *vm, const struct sigbus_event *ev)
 
 int mce_delivery_kick_if_queued(struct vcpu *v)
 {
-	struct vm_poison *vp = v->vm->poison;
-	int more = __atomic_load_n(&vp->spreads_active, __ATOMIC_ACQUIRE);
-	int waiting = more && __atomic_load_n(&vp->spread_wait_idle, __ATOMIC_ACQUIRE);
-	uint64_t now = monotonic_ns(), blocking;
+	int more = __atomic_load_n(&v->vm->poison->spreads_active, __ATOMIC_ACQUIRE);
+	int waiting = mce_delivery_spreading(v->vm);
+	uint64_t now = waiting ? monotonic_ns() : 0, blocking;
 	int kicked;
 
 	/*

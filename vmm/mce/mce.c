@@ -114,7 +114,7 @@ int mce_setup_vcpu(const struct vcpu *v)
 	 * Without it (before Linux 5.16), a kick every 2 ms looks.
 	 */
 	if (v->vm->mce_style & MCE_STYLE_SMCA)
-		v->mce->smca.pace_by_stats = kvm_stat_open(v->fd, "blocking", &v->mce->blocking) == 0;
+		kvm_stat_open(v->fd, "blocking", &v->mce->blocking);
 	return 0;
 }
 

@@ -121,7 +121,8 @@ void mce_delivery_close_vcpu(struct vcpu *v);
 int mce_delivery_kick_if_queued(struct vcpu *v);
 /*
  * Whether a lost huge page's next batch waits only for the guest to be
- * seen idle, which it is at a kick: the monitor kicks more often meanwhile.
+ * seen idle: the monitor looks more often meanwhile (KVM's "blocking"
+ * statistic, or a kick where the kernel has none).
  */
 int mce_delivery_spreading(struct vm *vm);
 

@@ -108,7 +108,6 @@ struct smca_vcpu {
 	 * the guest's read of a batch to the next one (the VMM's part).
 	 */
 	unsigned long pace_idle, pace_busy;
-	int pace_by_stats;		/* idle seen through KVM's statistics */
 	uint64_t pace_wait_ns, pace_read_ns;
 	/*
 	 * Where a batch's time goes, summed over the batches the pace sent

@@ -202,12 +202,12 @@ void smca_report_vcpu(struct vcpu *v)
 	report("smca", "\"vcpu\":%u,\"msr_exits\":%lu,\"msr_refused\":%lu,\"dfr_interrupts\":%lu,"
 	       "\"dfr_polls\":%lu,\"dfr_lvt\":\"%s\",\"cu_def_err\":\"%#llx\","
 	       "\"spread_batches_idle\":%lu,\"spread_batches_busy\":%lu,\"spread_wait_ms\":%llu,"
-	       "\"spread_kicks\":%lu,\"idle_seen_by\":\"%s\",\"batches_timed\":%lu,\"batch_deliver_ms\":%.1f,\"batch_handler_ms\":%.1f,"
-	       "\"batch_work_ms\":%.1f",
+	       "\"spread_kicks\":%lu,\"idle_seen_by\":\"%s\",\"batches_timed\":%lu,"
+	       "\"batch_deliver_ms\":%.1f,\"batch_handler_ms\":%.1f,\"batch_work_ms\":%.1f",
 	       v->id, s->msr_exits, s->msr_refused, s->raised, s->polled, lvt,
 	       (unsigned long long)s->cu_def_err, s->pace_idle, s->pace_busy,
 	       (unsigned long long)(s->pace_wait_ns / 1000000),
 	       __atomic_load_n(&v->mce->spread_kicks, __ATOMIC_RELAXED),
-	       s->pace_by_stats ? "kvm_stats" : "kick", s->batches_timed,
+	       v->mce->blocking.fd >= 0 ? "kvm_stats" : "kick", s->batches_timed,
 	       s->batch_deliver_ns / 1e6, s->batch_handler_ns / 1e6, s->batch_work_ns / 1e6);
 }
