@@ -192,7 +192,7 @@ hwlab_inner.kmsg_watch=512 hwlab_inner.check_interval=$iv" $mce --backing hugetl
 	told=$(json-field "$k-$tag.first" told)
 	# all 512 in, the guest dead, or the VMM gone
 	wait_console "$k-$tag.con" 'INNER-KMSG recovered=512 \|Kernel panic'
-	died=no died_ms=none
+	died=no died_ms=none con1=$k-$tag.con
 	if grep -q 'Kernel panic' "$k-$tag.con"; then
 		died=yes
 		died_ms=$(ms "$t_inj" "$(sed -n 's/^\[t_ns=\([0-9]*\)\].*Kernel panic.*/\1/p' "$k-$tag.con" | head -n 1)")
@@ -200,13 +200,13 @@ hwlab_inner.kmsg_watch=512 hwlab_inner.check_interval=$iv" $mce --backing hugetl
 		# the rest, and its kmsg_watch counts again: only the first
 		# boot's lines up to the panic are this run's
 		stop_vmm "$k-$tag.log" >/dev/null
-		sed '/Kernel panic/q' "$k-$tag.con" >"$k-$tag.con1"
+		con1=$k-$tag.con1
+		sed '/Kernel panic/q' "$k-$tag.con" >"$con1"
 	else
 		wait_for "$k-$tag.log" '"event":"poison_spread"' '"status":"done"'
-		cp "$k-$tag.con" "$k-$tag.con1"
 	fi
 	echo 0 >/proc/sys/vm/memory_failure_early_kill
-	kl=$(grep 'INNER-KMSG ' "$k-$tag.con1" | tail -n 1)
+	kl=$(grep 'INNER-KMSG ' "$con1" | tail -n 1)
 	n=$(echo "$kl" | sed -n 's/.* recovered=\([0-9]*\) .*/\1/p')
 	full=$(echo "$kl" | sed -n 's/.* pool_full=\([0-9]*\) .*/\1/p')
 	first_us=$(echo "$kl" | sed -n 's/.* first_us=\([0-9]*\).*/\1/p')
@@ -214,8 +214,8 @@ hwlab_inner.kmsg_watch=512 hwlab_inner.check_interval=$iv" $mce --backing hugetl
 	# the first and the last Recovered record on the outer clock
 	first_ms=none all_ms=none after_mc_ms=none
 	if [ -n "$first_us" ] && [ "$first_us" != 0 ]; then
-		first_ms=$(ms "$t0" "$(kmsg_outer "$k-$tag.con1" "$first_us")")
-		last_outer=$(kmsg_outer "$k-$tag.con1" "$last_us")
+		first_ms=$(ms "$t0" "$(kmsg_outer "$con1" "$first_us")")
+		last_outer=$(kmsg_outer "$con1" "$last_us")
 		all_ms=$(ms "$t0" "$last_outer")
 		after_mc_ms=$(ms "$t_inj" "$last_outer")
 	fi
@@ -225,7 +225,7 @@ hwlab_inner.kmsg_watch=512 hwlab_inner.check_interval=$iv" $mce --backing hugetl
 	json_line "$k-$tag.log" '"event":"smca"' >"$k-$tag.smca"
 	grep -E '"event":"(poison_spread|smca)"' "$k-$tag.log" | sed 's/^/  vmm: /'
 	# every 8 pages: the guest's pace, batch by batch
-	grep 'INNER-KMSG ' "$k-$tag.con1" | sed 's/^/  con: /'
+	grep 'INNER-KMSG ' "$con1" | sed 's/^/  con: /'
 	raised=$(json-field "$k-$tag.smca" dfr_interrupts)
 	banks=$(json_line "$k-$tag.log" '"event":"vmm_start"' | json-field - mcg_cap)
 	echo "  $kver${quiet:+ ($quiet)}: lost 2 MiB at $base: told first by $told, inject $inject_ms ms," \
