@@ -326,6 +326,11 @@ void *vcpu_thread(void *arg)
 			v->state = VCPU_STOPPED;
 			break;
 		}
+		if (vm->pause) {
+			/* a snapshot or a migration reads the vCPU's state meanwhile */
+			vm_pause_point(v);
+			continue;
+		}
 		v->sig->in_kvm_run = 1;
 		r = ioctl(v->fd, KVM_RUN, 0);
 		v->sig->in_kvm_run = 0;

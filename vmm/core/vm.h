@@ -69,6 +69,15 @@ struct vm {
 	unsigned int boot_count;	/* 1 at first boot, +1 per reset */
 	struct vcpu vcpus[GUEST_MAX_VCPUS];
 	volatile int stop;		/* all vCPUs leave their loops */
+	/*
+	 * vm_pause(): the vCPUs wait outside KVM_RUN, their threads alive and
+	 * their queues kept (a snapshot, a migration's last copy); paused
+	 * counts those waiting, under pause_lock.
+	 */
+	volatile int pause;
+	unsigned int paused;
+	pthread_mutex_t pause_lock;
+	pthread_cond_t pause_cond;
 	volatile int reset_requested;
 };
 
@@ -78,5 +87,14 @@ int vm_create(struct vm *vm, const struct vmm_options *opt);
 void vm_stop(struct vm *vm, int reset);
 /* Kick every vCPU out of KVM_RUN so it looks at its queue and vm->stop. */
 void vm_kick_all(struct vm *vm);
+/*
+ * Pause: every vCPU thread that runs leaves KVM_RUN and waits in
+ * vm_pause_point() until vm_resume(). Returns 0 once they all wait, or -1
+ * (the pause undone) if one did not within timeout_ns: the caller says so.
+ */
+int vm_pause(struct vm *vm, uint64_t timeout_ns);
+void vm_resume(struct vm *vm);
+/* On a vCPU thread, before KVM_RUN: wait here while the VM is paused. */
+void vm_pause_point(struct vcpu *v);
 
 #endif
