@@ -118,3 +118,26 @@ void guest_poison_take(struct guest_poison *g, struct poison_list *out)
 	memset(&g->pages, 0, sizeof(g->pages));
 	pthread_mutex_unlock(&g->lock);
 }
+
+int poison_list_copy(const struct poison_list *src, struct poison_list *out)
+{
+	*out = (struct poison_list) { 0 };
+	if (!src->count)
+		return 0;
+	out->gpas = malloc(src->count * sizeof(out->gpas[0]));
+	if (!out->gpas)
+		return -1;
+	memcpy(out->gpas, src->gpas, src->count * sizeof(out->gpas[0]));
+	out->count = out->cap = src->count;
+	return 0;
+}
+
+int guest_poison_copy(struct guest_poison *g, struct poison_list *out)
+{
+	int r;
+
+	pthread_mutex_lock(&g->lock);
+	r = poison_list_copy(&g->pages, out);
+	pthread_mutex_unlock(&g->lock);
+	return r;
+}

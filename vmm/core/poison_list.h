@@ -26,6 +26,8 @@ struct poison_list {
 int poison_list_add(struct poison_list *l, uint64_t gpa, uint64_t len);
 int poison_list_contains(const struct poison_list *l, uint64_t gpa);
 void poison_list_clear(struct poison_list *l);
+/* A copy of src into *out (empty first; caller frees). 0, or -1 on allocation failure. */
+int poison_list_copy(const struct poison_list *src, struct poison_list *out);
 void poison_list_free(struct poison_list *l);
 
 /* Per VM: the monitor and the vCPU threads add, the reset takes. */
@@ -39,6 +41,8 @@ void guest_poison_init(struct guest_poison *g);
 int guest_poison_add(struct guest_poison *g, uint64_t gpa, uint64_t len);
 int guest_poison_contains(struct guest_poison *g, uint64_t gpa);
 unsigned int guest_poison_count(struct guest_poison *g);
+/* A copy of the list now, for a snapshot (poison_list_copy()). */
+int guest_poison_copy(struct guest_poison *g, struct poison_list *out);
 /*
  * Reset: move the list to *out (sorted: walk out->gpas; caller frees with
  * poison_list_free()) and start empty.

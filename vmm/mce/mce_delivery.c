@@ -387,6 +387,21 @@ unsigned long mce_delivery_injected(struct vm *vm)
 	return __atomic_load_n(&vm->poison->injected, __ATOMIC_RELAXED);
 }
 
+int mce_delivery_notified_copy(struct vm *vm, struct poison_list *out)
+{
+	int r;
+
+	pthread_mutex_lock(&vm->poison->lock);
+	r = poison_list_copy(&vm->poison->notified, out);
+	pthread_mutex_unlock(&vm->poison->lock);
+	return r;
+}
+
+int mce_delivery_mark_told(struct vm *vm, uint64_t gpa, uint64_t len)
+{
+	return mark_notified(vm, &(struct gpa_extent) { .gpa = gpa, .len = len }) < 0 ? -1 : 0;
+}
+
 void mce_delivery_forget_notified(struct vm *vm)
 {
 	pthread_mutex_lock(&vm->poison->lock);

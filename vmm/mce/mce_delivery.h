@@ -132,6 +132,13 @@ void mce_delivery_wait_ao_handled(struct vm *vm, unsigned long want, unsigned in
 
 unsigned long mce_delivery_injected(struct vm *vm);
 unsigned long mce_delivery_not_delivered(struct vm *vm);
+/*
+ * What the guest was told, for a snapshot or a migration (a copy: caller
+ * frees); and at the restore, a page it was told of at the source. 0, or -1
+ * on allocation failure.
+ */
+int mce_delivery_notified_copy(struct vm *vm, struct poison_list *out);
+int mce_delivery_mark_told(struct vm *vm, uint64_t gpa, uint64_t len);
 /* Reset: the rebooted guest was told nothing yet. */
 void mce_delivery_forget_notified(struct vm *vm);
 
