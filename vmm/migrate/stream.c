@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "migrate/stream.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+
+struct section_header {
+	uint32_t magic;
+	uint16_t type;
+	uint16_t zero;
+	uint32_t len;
+	uint32_t crc;
+};
+
+struct stream_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t size;
+};
+
+struct stream_end {
+	uint32_t sections;
+	uint32_t zero;
+	uint64_t bytes;
+};
+
+static uint32_t crc_table[256];
+
+/* The table once; two threads that build it at once write the same values. */
+static void crc_table_build(void)
+{
+	uint32_t i, j, c;
+
+	if (crc_table[1])
+		return;
+	for (i = 0; i < 256; i++) {
+		c = i;
+		for (j = 0; j < 8; j++)
+			c = c & 1 ? (c >> 1) ^ 0x82f63b78u : c >> 1;
+		crc_table[i] = c;
+	}
+}
+
+uint32_t stream_crc32c(uint32_t crc, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	crc_table_build();
+	crc = ~crc;
+	while (n--)
+		crc = crc_table[(crc ^ *b++) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}
+
+const char *stream_section_name(unsigned int type)
+{
+	switch (type) {
+	case STREAM_CONFIG:
+		return "config";
+	case STREAM_DEVICES:
+		return "devices";
+	case STREAM_VM:
+		return "vm";
+	case STREAM_VCPU:
+		return "vcpu";
+	case STREAM_RAM:
+		return "ram";
+	case STREAM_POISON:
+		return "poison";
+	case STREAM_END:
+		return "end";
+	}
+	return "unknown";
+}
+
+/* A section's CRC: over its type and length too, so that a flipped type is caught here. */
+static uint32_t section_crc(const struct section_header *h, const void *payload)
+{
+	uint32_t crc = stream_crc32c(0, &h->type, sizeof(h->type) + sizeof(h->zero) + sizeof(h->len));
+
+	return stream_crc32c(crc, payload, h->len);
+}
+
+static int write_all(struct stream *s, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n) {
+		ssize_t w = write(s->fd, b, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			pr_errno("writing the state stream to %s", s->name);
+			return -1;
+		}
+		b += w;
+		n -= w;
+		s->wire_bytes += w;
+	}
+	return 0;
+}
+
+/* 1: all n bytes; 0: the stream ended first (after *got bytes); -1: an error, said. */
+static int read_all(struct stream *s, void *p, size_t n, size_t *got)
+{
+	uint8_t *b = p;
+
+	*got = 0;
+	while (*got < n) {
+		ssize_t r = read(s->fd, b + *got, n - *got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			pr_errno("reading the state stream from %s", s->name);
+			return -1;
+		}
+		if (r == 0)
+			return 0;
+		*got += r;
+		s->wire_bytes += r;
+	}
+	return 1;
+}
+
+int stream_out_open(struct stream *s, int fd, const char *name)
+{
+	struct stream_header h = { .version = STREAM_VERSION, .size = sizeof(h) };
+
+	*s = (struct stream) { .fd = fd, .name = name };
+	memcpy(h.magic, STREAM_MAGIC, sizeof(h.magic));
+	return write_all(s, &h, sizeof(h));
+}
+
+int stream_put(struct stream *s, enum stream_section type, const void *payload, uint32_t len)
+{
+	struct section_header h = { .magic = STREAM_SECTION_MAGIC, .type = type, .len = len };
+
+	if (len > STREAM_SECTION_MAX) {
+		pr_err("state stream: a %s section of %u bytes, more than %u",
+		       stream_section_name(type), len, STREAM_SECTION_MAX);
+		return -1;
+	}
+	h.crc = section_crc(&h, payload);
+	if (write_all(s, &h, sizeof(h)) || write_all(s, payload, len))
+		return -1;
+	if (type != STREAM_END) {
+		s->sections++;
+		s->bytes += len;
+	}
+	return 0;
+}
+
+int stream_out_close(struct stream *s)
+{
+	struct stream_end e = { .sections = s->sections, .bytes = s->bytes };
+
+	return stream_put(s, STREAM_END, &e, sizeof(e));
+}
+
+int stream_in_open(struct stream *s, int fd, const char *name)
+{
+	struct stream_header h;
+	size_t got;
+	int r;
+
+	*s = (struct stream) { .fd = fd, .name = name };
+	r = read_all(s, &h, sizeof(h), &got);
+	if (r < 0)
+		return -1;
+	if (got >= sizeof(h.magic) && memcmp(h.magic, STREAM_MAGIC, sizeof(h.magic))) {
+		pr_err("%s is not an hwlab-vmm state stream (no \"HWLABVM\" header)", name);
+		return -1;
+	}
+	if (!r) {
+		pr_err("%s: the state stream ends inside its header (%zu of %zu bytes)", name,
+		       got, sizeof(h));
+		return -1;
+	}
+	if (h.version != STREAM_VERSION || h.size != sizeof(h)) {
+		pr_err("%s: state stream version %u (header %u bytes); this hwlab-vmm reads "
+		       "version %u only", name, h.version, h.size, STREAM_VERSION);
+		return -1;
+	}
+	return 0;
+}
+
+int stream_get(struct stream *s, enum stream_section *type, void *buf, uint32_t *len)
+{
+	unsigned int n = s->sections + 1;
+	struct section_header h;
+	struct stream_end e;
+	size_t got;
+	int r;
+
+	r = read_all(s, &h, sizeof(h), &got);
+	if (r < 0)
+		return -1;
+	if (!r) {
+		pr_err("%s: the state stream is cut short before section %u (no end section)",
+		       s->name, n);
+		return -1;
+	}
+	if (h.magic != STREAM_SECTION_MAGIC || h.zero) {
+		pr_err("%s: section %u has a damaged header", s->name, n);
+		return -1;
+	}
+	if (h.len > STREAM_SECTION_MAX) {
+		pr_err("%s: section %u (%s) claims %u bytes, more than %u", s->name, n,
+		       stream_section_name(h.type), h.len, STREAM_SECTION_MAX);
+		return -1;
+	}
+	r = read_all(s, buf, h.len, &got);
+	if (r < 0)
+		return -1;
+	if (!r) {
+		pr_err("%s: the state stream is cut short in section %u (%s): %zu of %u bytes",
+		       s->name, n, stream_section_name(h.type), got, h.len);
+		return -1;
+	}
+	if (section_crc(&h, buf) != h.crc) {
+		pr_err("%s: section %u (%s, %u bytes) is corrupted: its CRC-32C does not match",
+		       s->name, n, stream_section_name(h.type), h.len);
+		return -1;
+	}
+	*type = h.type;
+	*len = h.len;
+	if (h.type != STREAM_END) {
+		s->sections++;
+		s->bytes += h.len;
+		return 0;
+	}
+	if (h.len != sizeof(e)) {
+		pr_err("%s: the end section has %u bytes, not %zu", s->name, h.len, sizeof(e));
+		return -1;
+	}
+	memcpy(&e, buf, sizeof(e));
+	if (e.sections != s->sections || e.bytes != s->bytes) {
+		pr_err("%s: the end section counts %u sections of %llu bytes; %u of %llu came",
+		       s->name, e.sections, (unsigned long long)e.bytes, s->sections,
+		       (unsigned long long)s->bytes);
+		return -1;
+	}
+	return 0;
+}
