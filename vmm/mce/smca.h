@@ -122,6 +122,19 @@ struct smca_vcpu {
 };
 
 /*
+ * What the guest wrote into the SMCA view, as a snapshot or a migration
+ * carries it (migrate/vcpu_state.c): the registers, not the counts.
+ */
+struct smca_saved {
+	uint32_t nbanks;
+	uint32_t eilvt[SMCA_EILVT_COUNT];
+	uint64_t cu_def_err;
+	uint64_t config[HWLAB_MCE_MAX_BANKS];
+	uint64_t destat[HWLAB_MCE_MAX_BANKS], deaddr[HWLAB_MCE_MAX_BANKS];
+	uint64_t misc_hi[HWLAB_MCE_MAX_BANKS][4];
+};
+
+/*
  * The legacy bank and the vCPU state an SMCA access needs, KVM's in the
  * VMM, a fake's in the unit tests. Each returns 0, or -1 if it failed.
  */

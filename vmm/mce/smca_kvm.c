@@ -211,3 +211,35 @@ void smca_report_vcpu(struct vcpu *v)
 	       v->mce->blocking.fd >= 0 ? "kvm_stats" : "kick", s->batches_timed,
 	       s->batch_deliver_ns / 1e6, s->batch_handler_ns / 1e6, s->batch_work_ns / 1e6);
 }
+
+void smca_save_vcpu(const struct vcpu *v, struct smca_saved *out)
+{
+	const struct smca_vcpu *s = &v->mce->smca;
+
+	memset(out, 0, sizeof(*out));
+	out->nbanks = s->nbanks;
+	memcpy(out->eilvt, s->eilvt, sizeof(out->eilvt));
+	out->cu_def_err = s->cu_def_err;
+	memcpy(out->config, s->config, sizeof(out->config));
+	memcpy(out->destat, s->destat, sizeof(out->destat));
+	memcpy(out->deaddr, s->deaddr, sizeof(out->deaddr));
+	memcpy(out->misc_hi, s->misc_hi, sizeof(out->misc_hi));
+}
+
+int smca_restore_vcpu(struct vcpu *v, const struct smca_saved *in)
+{
+	struct smca_vcpu *s = &v->mce->smca;
+
+	if (in->nbanks != s->nbanks) {
+		pr_err("vCPU %u's SMCA view had %u banks; this VM has %u", v->id, in->nbanks,
+		       s->nbanks);
+		return -1;
+	}
+	memcpy(s->eilvt, in->eilvt, sizeof(s->eilvt));
+	s->cu_def_err = in->cu_def_err;
+	memcpy(s->config, in->config, sizeof(s->config));
+	memcpy(s->destat, in->destat, sizeof(s->destat));
+	memcpy(s->deaddr, in->deaddr, sizeof(s->deaddr));
+	memcpy(s->misc_hi, in->misc_hi, sizeof(s->misc_hi));
+	return 0;
+}

@@ -45,4 +45,13 @@ void smca_spread_batch_sent(struct vcpu *v, int halted);
 /* As v's thread ends: its counts, one "smca" report line. */
 void smca_report_vcpu(struct vcpu *v);
 
+/*
+ * The guest's SMCA registers of v, out of and back into its view. A restore
+ * refuses a bank count other than this VM's (the guest would find banks
+ * gone). 0, or -1 after a message.
+ */
+struct smca_saved;
+void smca_save_vcpu(const struct vcpu *v, struct smca_saved *out);
+int smca_restore_vcpu(struct vcpu *v, const struct smca_saved *in);
+
 #endif
