@@ -29,6 +29,7 @@
 #include "machine.h"
 #include "mce/mce.h"
 #include "mce/mce_delivery.h"
+#include "migrate/snapshot.h"
 #include "options.h"
 #include "pc/console.h"
 #include "vcpu.h"
@@ -45,10 +46,17 @@
 #define EXIT_REPORT_CLOSED	4
 
 static volatile sig_atomic_t stop_signal;
+/* --snapshot: SIGUSR2 asks for one (the monitor writes it) */
+static volatile sig_atomic_t snapshot_signal;
 
 static void on_stop_signal(int sig)
 {
 	stop_signal = sig;
+}
+
+static void on_snapshot_signal(int sig)
+{
+	snapshot_signal = sig;
 }
 
 /*
@@ -108,7 +116,7 @@ static void on_core_signal(int sig)
  * must stop it. SA_RESTART as in sigbus.c; poll(2) in the monitor still
  * returns EINTR.
  */
-static void install_stop_signals(void)
+static void install_stop_signals(const struct vmm_options *opt)
 {
 	struct sigaction stop = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
 	struct sigaction core = { .sa_handler = on_core_signal, .sa_flags = SA_RESTART };
@@ -126,7 +134,13 @@ static void install_stop_signals(void)
 		/* 32 and 33 are the C library's own: sigaction() refuses them */
 		if (sig > SIGSYS && sig < SIGRTMIN)
 			continue;
-		if (!in_list(sig, core_signals, ARRAY_LEN(core_signals))) {
+		if (sig == SIGUSR2 && opt->snapshot_path) {
+			struct sigaction snap = { .sa_handler = on_snapshot_signal,
+						  .sa_flags = SA_RESTART };
+
+			sigemptyset(&snap.sa_mask);
+			sigaction(sig, &snap, NULL);
+		} else if (!in_list(sig, core_signals, ARRAY_LEN(core_signals))) {
 			sigaction(sig, &stop, NULL);
 		} else if (!sigaction(sig, &core, &core_previous[sig]) &&
 			   (core_previous[sig].sa_handler == SIG_IGN ||
@@ -237,6 +251,11 @@ static int monitor(struct vm *vm, int ao_fd)
 			/* else nobody would read a stop line: stdout is closed */
 			vm_stop(vm, 0);
 		}
+		if (snapshot_signal && !vm->stop) {
+			snapshot_signal = 0;
+			/* a failure is reported; the guest runs on either way */
+			snapshot_take(vm, vm->opt->snapshot_path);
+		}
 		if (vm->stop && !stop_seen) {
 			stop_seen = monotonic_ns();
 		} else if (vm->stop && monotonic_ns() - stop_seen > STOP_GRACE_NS) {
@@ -312,6 +331,7 @@ static void flush_outputs(void)
 int main(int argc, char **argv)
 {
 	static struct vm vm;
+	static struct restore_result restored;
 	struct vmm_options opt;
 	unsigned int i, done = 0, resets = 0;
 	int ao_fd, ok;
@@ -327,7 +347,7 @@ int main(int argc, char **argv)
 	if (opt.action == VMM_CHECK)
 		return kvm_dev_check();
 	/* before anything that the table's removal or a report depends on */
-	install_stop_signals();
+	install_stop_signals(&opt);
 	if (report_start())
 		return 1;
 	atexit(flush_outputs);
@@ -349,9 +369,18 @@ int main(int argc, char **argv)
 	       vm.xsetbv_exits < 0 ? "null" : vm.xsetbv_exits ? "true" : "false",
 	       vm.xsave_components);
 
+	/* the state replaces what booting put there; the guest starts only if it came whole */
+	if (opt.restore_path && snapshot_restore_file(&vm, opt.restore_path, &restored)) {
+		guest_ram_unpublish();
+		report("vmm_exit", "\"status\":\"fail\",\"reason\":\"--restore refused the "
+		       "snapshot\"");
+		return 1;
+	}
 	for (;;) {
 		if (start_vcpus(&vm))
 			return 1;
+		if (opt.restore_path && !resets)
+			snapshot_tell_owed(&vm, &restored);
 		if (monitor(&vm, ao_fd)) {
 			/* not joined: exit() ends the stuck threads with the process */
 			guest_ram_unpublish();

@@ -134,6 +134,12 @@ static const struct opt_desc rows[] = {
 	       "hugetlb-shared (2 MiB pages of a memfd mapped shared:\n"
 	       "a poisoned one loses 4 KiB, not 2 MiB)\n(default anon)",
 	       backing, backings),
+	STRING("snapshot", "FILE", "on SIGUSR2, pause the guest, write its whole state\n"
+	       "to FILE (replaced whole, never through a symlink) and\n"
+	       "run on; without it SIGUSR2 stops the VMM", snapshot_path),
+	STRING("restore", "FILE", "start the guest from a --snapshot FILE instead of\n"
+	       "booting it; give the options it was saved with",
+	       restore_path),
 	UINT("vcpus", "N", "vCPU threads (default 1, at most " STR(GUEST_MAX_VCPUS) ")",
 	     nr_vcpus, GUEST_MAX_VCPUS),
 	UINT("passes", "N", "guest workload passes (default 3; 0: until SIGTERM)", passes,

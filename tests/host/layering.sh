@@ -7,7 +7,7 @@
 #
 #   x86/                           0  pure architecture tables, no VM
 #   core/                          1  KVM plumbing, the VM, guest memory, report
-#   boot/ pc/ mce/ hwlab/          2  peers: may use each other, without a cycle
+#   boot/ pc/ mce/ hwlab/ migrate/ 2  peers: may use each other, without a cycle
 #   vmm/ (main, options, vcpu)     3  the program: composes everything
 #
 # Checked: every #include "..." of vmm/ (a header of another folder must be
@@ -26,7 +26,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 root=${1:-$here}
 
 # folder -> rank; a new folder must be given one here and in design.md
-declare -A rank=([x86]=0 [core]=1 [boot]=2 [pc]=2 [mce]=2 [hwlab]=2 [vmm]=3)
+declare -A rank=([x86]=0 [core]=1 [boot]=2 [pc]=2 [mce]=2 [hwlab]=2 [migrate]=2 [vmm]=3)
 
 # Upward edges allowed: "FILE HEADER" (or, for a call, "FILE.o FUNCTION").
 # None is left: struct vm (core/vm.h) holds mce/'s and the guest kind's

@@ -49,6 +49,8 @@ struct vmm_options {
 	int reset_on_unrecoverable;	/* else stop */
 	unsigned int max_resets;
 	const char *memmap_path;
+	const char *snapshot_path;	/* --snapshot: where SIGUSR2 writes the state */
+	const char *restore_path;	/* --restore: start from this state */
 	/* test hook: poison these GPAs when vCPU 0 reports this pass */
 	uint64_t poison_gpas[MAX_POISON_HOOKS];
 	unsigned int nr_poison;

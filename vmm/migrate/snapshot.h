@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The whole guest in the state stream (migrate/stream.h), and back: what a
+ * snapshot file and a migration carry (issue #21). Sections in this order:
+ * config (the machine it needs), vm (KVM's clock), devices (each device's
+ * own record), one vcpu each, poison (the poisoned pages and which the
+ * guest was told of), RAM (migrate/ram.h), end. A restore checks each
+ * section before it acts on it and starts no vCPU unless all came whole.
+ */
+#ifndef HWLAB_MIGRATE_SNAPSHOT_H
+#define HWLAB_MIGRATE_SNAPSHOT_H
+
+#include <stdint.h>
+
+#include "core/poison_list.h"
+#include "migrate/poison_keep.h"
+#include "migrate/ram.h"
+
+struct vm;
+struct stream;
+
+/* What a save sent, for its report line. */
+struct snapshot_stats {
+	struct ram_counts ram;
+	uint64_t bytes;			/* on the wire, headers included */
+	unsigned int sections;
+	unsigned int poisoned_heard;	/* on the VMM's list */
+	unsigned int poisoned_told;	/* of those, told to the guest */
+	uint64_t downtime_ns;		/* vCPUs paused */
+};
+
+/*
+ * With every vCPU paused: the config, vm, devices, vcpu and poison
+ * sections; then the RAM, unless ram is 0 (a migration sends it itself).
+ * 0, or -1 after a message.
+ */
+int snapshot_save_state(struct vm *vm, struct stream *s, int ram, struct snapshot_stats *st);
+
+/* What a restore found, and what it leaves for after the vCPUs start. */
+struct restore_result {
+	struct ram_counts ram;
+	uint64_t bytes;
+	unsigned int sections;
+	unsigned int poisoned_told;	/* the guest knew of these at the source */
+	/* pages the source had heard of but not yet told: told here as AOs */
+	struct poison_list to_tell;
+	struct poison_keep_result keep;
+};
+
+/*
+ * Read the stream into a VM made with the same options (machine_setup()),
+ * before its vCPUs run: every section to its end, then the poison kept
+ * (migrate/poison_keep.h). 0, or -1 after a message (the guest must not
+ * start).
+ */
+int snapshot_restore_state(struct vm *vm, struct stream *s, struct restore_result *r);
+/* After the vCPUs started: the AOs the source still owed the guest. */
+void snapshot_tell_owed(struct vm *vm, struct restore_result *r);
+
+/*
+ * --snapshot FILE: pause, write the stream to FILE (through a new file
+ * beside it, renamed into place when whole), resume, report "snapshot".
+ * 0, or -1 after a message and a report line (the guest runs on).
+ */
+int snapshot_take(struct vm *vm, const char *path);
+/* --restore FILE: open (no symlink), read, report "restore". 0, or -1 after a message. */
+int snapshot_restore_file(struct vm *vm, const char *path, struct restore_result *r);
+
+#endif
