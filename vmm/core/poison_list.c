@@ -65,6 +65,19 @@ int poison_list_add(struct poison_list *l, uint64_t gpa, uint64_t len)
 	return added;
 }
 
+int poison_list_remove(struct poison_list *l, uint64_t gpa)
+{
+	unsigned int i;
+
+	gpa &= PAGE_MASK_4K;
+	i = lower_bound(l, gpa);
+	if (i == l->count || l->gpas[i] != gpa)
+		return 0;
+	memmove(&l->gpas[i], &l->gpas[i + 1], (l->count - i - 1) * sizeof(l->gpas[0]));
+	l->count--;
+	return 1;
+}
+
 void poison_list_clear(struct poison_list *l)
 {
 	l->count = 0;

@@ -25,6 +25,8 @@ struct poison_list {
  */
 int poison_list_add(struct poison_list *l, uint64_t gpa, uint64_t len);
 int poison_list_contains(const struct poison_list *l, uint64_t gpa);
+/* Take gpa's page out; 1 if it was there. */
+int poison_list_remove(struct poison_list *l, uint64_t gpa);
 void poison_list_clear(struct poison_list *l);
 /* A copy of src into *out (empty first; caller frees). 0, or -1 on allocation failure. */
 int poison_list_copy(const struct poison_list *src, struct poison_list *out);

@@ -160,22 +160,24 @@ static int poison_section(struct vm *vm, struct device_stream *out, struct snaps
 	return r;
 }
 
-int snapshot_save_state(struct vm *vm, struct stream *s, int ram, struct snapshot_stats *st)
+int snapshot_put_config(struct vm *vm, struct stream *s)
+{
+	struct snapshot_config cfg;
+
+	config_of(vm, &cfg);
+	return stream_put(s, STREAM_CONFIG, &cfg, sizeof(cfg));
+}
+
+int snapshot_put_machine(struct vm *vm, struct stream *s, struct snapshot_stats *st)
 {
 	struct device_stream out = { .cap = STREAM_SECTION_MAX };
-	struct snapshot_config cfg;
 	struct kvm_clock_data clock = { 0 };
-	struct poison_list known;
-	struct ram_writer w;
 	unsigned int i;
 	int r = -1;
 
 	out.buf = section_buf();
 	if (!out.buf)
 		return -1;
-	config_of(vm, &cfg);
-	if (stream_put(s, STREAM_CONFIG, &cfg, sizeof(cfg)))
-		goto done;
 	if (kvm_ioctl(vm->vm_fd, KVM_GET_CLOCK, &clock) < 0 ||
 	    stream_put(s, STREAM_VM, &clock, sizeof(clock)))
 		goto done;
@@ -191,24 +193,30 @@ int snapshot_save_state(struct vm *vm, struct stream *s, int ram, struct snapsho
 	out.len = 0;
 	if (poison_section(vm, &out, st) || stream_put(s, STREAM_POISON, out.buf, out.len))
 		goto done;
-	if (ram) {
-		if (guest_poison_copy(&vm->poisoned, &known))
-			goto done;
-		if (ram_writer_init(&w, s, &known)) {
-			poison_list_free(&known);
-			goto done;
-		}
-		r = ram_send_all(&w, vm);
-		st->ram = w.c;
-		ram_writer_free(&w);
-		poison_list_free(&known);
-		if (r)
-			goto done;
-		r = -1;
-	}
 	r = 0;
 done:
 	free(out.buf);
+	return r;
+}
+
+int snapshot_save_state(struct vm *vm, struct stream *s, struct snapshot_stats *st)
+{
+	struct poison_list known;
+	struct ram_writer w;
+	int r;
+
+	if (snapshot_put_config(vm, s) || snapshot_put_machine(vm, s, st))
+		return -1;
+	if (guest_poison_copy(&vm->poisoned, &known))
+		return -1;
+	if (ram_writer_init(&w, s, &known)) {
+		poison_list_free(&known);
+		return -1;
+	}
+	r = ram_send_all(&w, vm);
+	st->ram = w.c;
+	ram_writer_free(&w);
+	poison_list_free(&known);
 	return r;
 }
 
@@ -403,7 +411,7 @@ int snapshot_take(struct vm *vm, const char *path)
 		pr_err("--snapshot: a vCPU did not pause within %llu s", PAUSE_TIMEOUT_NS / 1000000000);
 		r = -1;
 	} else {
-		r = stream_out_open(&s, fd, path) || snapshot_save_state(vm, &s, 1, &st) ||
+		r = stream_out_open(&s, fd, path) || snapshot_save_state(vm, &s, &st) ||
 		    stream_out_close(&s) || fsync(fd) ? -1 : 0;
 		vm_resume(vm);
 		st.downtime_ns = monotonic_ns() - t0;
@@ -436,6 +444,23 @@ int snapshot_take(struct vm *vm, const char *path)
 	return 0;
 }
 
+void snapshot_report_restore(const char *event, const char *from, const struct restore_result *r,
+			     uint64_t ns)
+{
+	report(event, "\"status\":\"ok\",\"from\":\"%s\",\"bytes\":%llu,\"sections\":%u,"
+	       "\"pages_data\":%llu,\"pages_zero\":%llu,\"pages_poisoned\":%llu,"
+	       "\"pages_unreadable\":%llu,\"poisoned_told\":%u,\"owed_aos\":%u,"
+	       "\"poison_kept\":\"%s\",\"poison_kept_why\":\"%s\",\"marked_units\":%u,"
+	       "\"marked_pages\":%u,\"partial_huge\":%u,\"restore_ms\":%.1f",
+	       from, (unsigned long long)r->bytes, r->sections,
+	       (unsigned long long)r->ram.pages[RAM_PAGE_DATA],
+	       (unsigned long long)r->ram.pages[RAM_PAGE_ZERO],
+	       (unsigned long long)r->ram.pages[RAM_PAGE_POISONED],
+	       (unsigned long long)r->ram.pages[RAM_PAGE_UNREADABLE], r->poisoned_told,
+	       r->to_tell.count, r->keep.how, r->keep.why, r->keep.units, r->keep.pages,
+	       r->keep.partial_huge, ns / 1e6);
+}
+
 int snapshot_restore_file(struct vm *vm, const char *path, struct restore_result *r)
 {
 	struct stream s;
@@ -461,17 +486,6 @@ int snapshot_restore_file(struct vm *vm, const char *path, struct restore_result
 		       "error message; the guest was not started\"", qpath);
 		return -1;
 	}
-	report("restore", "\"status\":\"ok\",\"path\":\"%s\",\"bytes\":%llu,\"sections\":%u,"
-	       "\"pages_data\":%llu,\"pages_zero\":%llu,\"pages_poisoned\":%llu,"
-	       "\"pages_unreadable\":%llu,\"poisoned_told\":%u,\"owed_aos\":%u,"
-	       "\"poison_kept\":\"%s\",\"poison_kept_why\":\"%s\",\"marked_units\":%u,"
-	       "\"marked_pages\":%u,\"partial_huge\":%u,\"restore_ms\":%.1f",
-	       qpath, (unsigned long long)r->bytes, r->sections,
-	       (unsigned long long)r->ram.pages[RAM_PAGE_DATA],
-	       (unsigned long long)r->ram.pages[RAM_PAGE_ZERO],
-	       (unsigned long long)r->ram.pages[RAM_PAGE_POISONED],
-	       (unsigned long long)r->ram.pages[RAM_PAGE_UNREADABLE], r->poisoned_told,
-	       r->to_tell.count, r->keep.how, r->keep.why, r->keep.units, r->keep.pages,
-	       r->keep.partial_huge, (monotonic_ns() - t0) / 1e6);
+	snapshot_report_restore("restore", qpath, r, monotonic_ns() - t0);
 	return 0;
 }

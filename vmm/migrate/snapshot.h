@@ -30,11 +30,17 @@ struct snapshot_stats {
 };
 
 /*
- * With every vCPU paused: the config, vm, devices, vcpu and poison
- * sections; then the RAM, unless ram is 0 (a migration sends it itself).
- * 0, or -1 after a message.
+ * The config section: the machine the stream needs (first in every
+ * stream). 0, or -1 after a message.
  */
-int snapshot_save_state(struct vm *vm, struct stream *s, int ram, struct snapshot_stats *st);
+int snapshot_put_config(struct vm *vm, struct stream *s);
+/*
+ * With every vCPU paused: the vm, devices, vcpu and poison sections (not
+ * the RAM: a migration sends it in rounds). 0, or -1 after a message.
+ */
+int snapshot_put_machine(struct vm *vm, struct stream *s, struct snapshot_stats *st);
+/* With every vCPU paused: config, machine, then all of RAM. */
+int snapshot_save_state(struct vm *vm, struct stream *s, struct snapshot_stats *st);
 
 /* What a restore found, and what it leaves for after the vCPUs start. */
 struct restore_result {
@@ -63,6 +69,9 @@ void snapshot_tell_owed(struct vm *vm, struct restore_result *r);
  * 0, or -1 after a message and a report line (the guest runs on).
  */
 int snapshot_take(struct vm *vm, const char *path);
+/* The restore's report line (event "restore" or "incoming"), from a path or a peer. */
+void snapshot_report_restore(const char *event, const char *from, const struct restore_result *r,
+			     uint64_t ns);
 /* --restore FILE: open (no symlink), read, report "restore". 0, or -1 after a message. */
 int snapshot_restore_file(struct vm *vm, const char *path, struct restore_result *r);
 
