@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "boot/guest_boot.h"
@@ -29,6 +30,7 @@
 #include "machine.h"
 #include "mce/mce.h"
 #include "mce/mce_delivery.h"
+#include "migrate/migration.h"
 #include "migrate/snapshot.h"
 #include "options.h"
 #include "pc/console.h"
@@ -46,8 +48,10 @@
 #define EXIT_REPORT_CLOSED	4
 
 static volatile sig_atomic_t stop_signal;
-/* --snapshot: SIGUSR2 asks for one (the monitor writes it) */
+/* --snapshot or --migrate-to: SIGUSR2 asks for one (the monitor does it) */
 static volatile sig_atomic_t snapshot_signal;
+/* the guest went to the --migrate-to destination: this VMM stops */
+static int migrated;
 
 static void on_stop_signal(int sig)
 {
@@ -134,7 +138,7 @@ static void install_stop_signals(const struct vmm_options *opt)
 		/* 32 and 33 are the C library's own: sigaction() refuses them */
 		if (sig > SIGSYS && sig < SIGRTMIN)
 			continue;
-		if (sig == SIGUSR2 && opt->snapshot_path) {
+		if (sig == SIGUSR2 && (opt->snapshot_path || opt->migrate_to)) {
 			struct sigaction snap = { .sa_handler = on_snapshot_signal,
 						  .sa_flags = SA_RESTART };
 
@@ -221,6 +225,12 @@ static void drain_sigbus_events(struct vm *vm, int flush)
 	report_foreign_signals(flush);
 }
 
+/* For a migration's rounds: what the kernel sent meanwhile. */
+static void drain_events(struct vm *vm)
+{
+	drain_sigbus_events(vm, 0);
+}
+
 /*
  * An AO deferred while the guest handled a machine check waits for the
  * vCPU's next exit; a guest that then computes without exiting would hold
@@ -254,7 +264,13 @@ static int monitor(struct vm *vm, int ao_fd)
 		if (snapshot_signal && !vm->stop) {
 			snapshot_signal = 0;
 			/* a failure is reported; the guest runs on either way */
-			snapshot_take(vm, vm->opt->snapshot_path);
+			if (vm->opt->snapshot_path) {
+				drain_sigbus_events(vm, 0);
+				snapshot_take(vm, vm->opt->snapshot_path);
+			} else if (migration_send(vm, vm->opt->migrate_to, drain_events) == 1) {
+				migrated = 1;
+				vm_stop(vm, 0);
+			}
 		}
 		if (vm->stop && !stop_seen) {
 			stop_seen = monotonic_ns();
@@ -317,6 +333,40 @@ static void join_vcpus(struct vm *vm)
 }
 
 /*
+ * --incoming: listen, wait for the source (a stop signal ends the wait),
+ * restore from it. 0 to start the guest, or -1 after a message.
+ */
+static int receive_incoming(struct vm *vm, struct restore_result *r)
+{
+	const char *to = vm->opt->incoming;
+	struct pollfd p;
+	char qto[512];
+	int conn, ret;
+
+	p.fd = migration_listen(to);
+	if (p.fd < 0)
+		return -1;
+	p.events = POLLIN;
+	json_escape(qto, sizeof(qto), to);
+	report("incoming", "\"status\":\"listening\",\"at\":\"%s\"", qto);
+	while (!stop_requested() && poll(&p, 1, 100) == 0)
+		;
+	conn = stop_requested() ? -1 : accept4(p.fd, NULL, NULL, SOCK_CLOEXEC);
+	close(p.fd);
+	migration_unlink(to);
+	if (conn < 0) {
+		if (stop_requested())
+			pr_err("--incoming: stopped before a source came");
+		else
+			pr_errno("--incoming: accepting the source");
+		return -1;
+	}
+	ret = migration_receive(vm, conn, to, r);
+	close(conn);
+	return ret;
+}
+
+/*
  * atexit(), after the table's removal: what the writers still hold gets
  * FINAL_FLUSH_NS to go out, then the process ends whatever its readers do.
  */
@@ -376,10 +426,15 @@ int main(int argc, char **argv)
 		       "snapshot\"");
 		return 1;
 	}
+	if (opt.incoming && receive_incoming(&vm, &restored)) {
+		guest_ram_unpublish();
+		report("vmm_exit", "\"status\":\"fail\",\"reason\":\"--incoming took no guest\"");
+		return 1;
+	}
 	for (;;) {
 		if (start_vcpus(&vm))
 			return 1;
-		if (opt.restore_path && !resets)
+		if ((opt.restore_path || opt.incoming) && !resets)
 			snapshot_tell_owed(&vm, &restored);
 		if (monitor(&vm, ao_fd)) {
 			/* not joined: exit() ends the stuck threads with the process */
@@ -400,7 +455,7 @@ int main(int argc, char **argv)
 	/* A guest stopped on request (SIGTERM, --passes 0) counts as done. */
 	for (i = 0; i < opt.nr_vcpus; i++)
 		done += vm.vcpus[i].state == VCPU_DONE ||
-			(stop_requested() && vm.vcpus[i].state == VCPU_STOPPED);
+			((stop_requested() || migrated) && vm.vcpus[i].state == VCPU_STOPPED);
 	ok = done == opt.nr_vcpus;
 	/* before vmm_exit: a script that saw that line finds the table gone */
 	guest_ram_unpublish();
@@ -408,7 +463,7 @@ int main(int argc, char **argv)
 	report("vmm_exit", "\"status\":\"%s\",\"vcpus_done\":%u,\"injected\":%lu,"
 	       "\"poisoned_pages\":%u,\"resets\":%u,\"ao_overflows\":%lu,\"ao_not_delivered\":%lu,"
 	       "\"io_ignored\":%lu,\"foreign_signals\":%lu,\"report_dropped\":%lu,\"console_dropped\":%lu",
-	       ok ? (stop_requested() ? "stopped" : "ok") : "fail", done, mce_delivery_injected(&vm),
+	       migrated ? "migrated" : ok ? (stop_requested() ? "stopped" : "ok") : "fail", done, mce_delivery_injected(&vm),
 	       guest_poison_count(&vm.poisoned), resets, sigbus_ao_overflows(),
 	       mce_delivery_not_delivered(&vm), vm.devices.seen.ignored, sigbus_foreign_count(),
 	       report_dropped_lines(), console_dropped());

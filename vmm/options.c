@@ -140,6 +140,12 @@ static const struct opt_desc rows[] = {
 	STRING("restore", "FILE", "start the guest from a --snapshot FILE instead of\n"
 	       "booting it; give the options it was saved with",
 	       restore_path),
+	STRING("migrate-to", "unix:PATH", "on SIGUSR2, migrate the guest live to the\n"
+	       "hwlab-vmm listening there (--incoming); it stops here\n"
+	       "once that one runs it, else runs on here", migrate_to),
+	STRING("incoming", "unix:PATH", "take the guest from a --migrate-to source instead\n"
+	       "of booting it: listen on a new socket file PATH; give\n"
+	       "the source's options", incoming),
 	UINT("vcpus", "N", "vCPU threads (default 1, at most " STR(GUEST_MAX_VCPUS) ")",
 	     nr_vcpus, GUEST_MAX_VCPUS),
 	UINT("passes", "N", "guest workload passes (default 3; 0: until SIGTERM)", passes,
@@ -244,6 +250,14 @@ static int validate(const struct vmm_options *o)
 		pr_err("--backing hugetlb-1g maps guest RAM in whole 1 GiB pages: --mem must be a "
 		       "multiple of 1024 MiB per slot (%u slots), not %llu MiB", o->nr_slots,
 		       (unsigned long long)(o->mem_size >> 20));
+		return -1;
+	}
+	if (o->snapshot_path && o->migrate_to) {
+		pr_err("--snapshot and --migrate-to both take SIGUSR2: give one");
+		return -1;
+	}
+	if (o->restore_path && o->incoming) {
+		pr_err("--restore and --incoming both give the guest's state: give one");
 		return -1;
 	}
 	if (o->nr_vcpus < 1) {

@@ -51,6 +51,8 @@ struct vmm_options {
 	const char *memmap_path;
 	const char *snapshot_path;	/* --snapshot: where SIGUSR2 writes the state */
 	const char *restore_path;	/* --restore: start from this state */
+	const char *migrate_to;		/* --migrate-to unix:PATH: where SIGUSR2 sends the guest */
+	const char *incoming;		/* --incoming unix:PATH: take the guest from there */
 	/* test hook: poison these GPAs when vCPU 0 reports this pass */
 	uint64_t poison_gpas[MAX_POISON_HOOKS];
 	unsigned int nr_poison;
