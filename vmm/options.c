@@ -143,6 +143,8 @@ static const struct opt_desc rows[] = {
 	STRING("migrate-to", "unix:PATH", "on SIGUSR2, migrate the guest live to the\n"
 	       "hwlab-vmm listening there (--incoming); it stops here\n"
 	       "once that one runs it, else runs on here", migrate_to),
+	UINT("migrate-bandwidth", "MIB", "keep a migration under MIB MiB/s (default: no\n"
+	     "limit)", migrate_mib_s, 65536),
 	STRING("incoming", "unix:PATH", "take the guest from a --migrate-to source instead\n"
 	       "of booting it: listen on a new socket file PATH; give\n"
 	       "the source's options", incoming),

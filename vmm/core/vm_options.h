@@ -53,6 +53,7 @@ struct vmm_options {
 	const char *restore_path;	/* --restore: start from this state */
 	const char *migrate_to;		/* --migrate-to unix:PATH: where SIGUSR2 sends the guest */
 	const char *incoming;		/* --incoming unix:PATH: take the guest from there */
+	unsigned int migrate_mib_s;	/* --migrate-bandwidth: MiB/s, 0 no limit */
 	/* test hook: poison these GPAs when vCPU 0 reports this pass */
 	uint64_t poison_gpas[MAX_POISON_HOOKS];
 	unsigned int nr_poison;

@@ -48,7 +48,38 @@ struct send_state {
 	unsigned int rounds;
 	long last_dirty;
 	unsigned int boot_count;
+	/* pages the kernel refused to read, for the report (sorted) */
+	struct poison_list unreadable;
+	uint64_t t_round;
 };
+
+/* Keep the writer's unreadable pages for the report. */
+static int keep_unreadable(struct send_state *st, const struct ram_writer *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->unreadable.count; i++)
+		if (poison_list_add(&st->unreadable, w->unreadable.gpas[i], GUEST_PAGE_SIZE) < 0)
+			return -1;
+	return 0;
+}
+
+/* One line a round: how long it took and what it sent. */
+static void report_round(struct send_state *st, const char *kind, long dirty,
+			 const struct ram_counts *before)
+{
+	uint64_t now = monotonic_ns();
+
+	report("migrate_round", "\"round\":%u,\"kind\":\"%s\",\"dirty\":%ld,\"pages_data\":%llu,"
+	       "\"pages_zero\":%llu,\"pages_unreadable\":%llu,\"bytes\":%llu,\"ms\":%.1f",
+	       st->rounds, kind, dirty,
+	       (unsigned long long)(st->ram.pages[RAM_PAGE_DATA] - before->pages[RAM_PAGE_DATA]),
+	       (unsigned long long)(st->ram.pages[RAM_PAGE_ZERO] - before->pages[RAM_PAGE_ZERO]),
+	       (unsigned long long)(st->ram.pages[RAM_PAGE_UNREADABLE] -
+				    before->pages[RAM_PAGE_UNREADABLE]),
+	       (unsigned long long)st->s.wire_bytes, (now - st->t_round) / 1e6);
+	st->t_round = now;
+}
 
 /* RAM records for every page the dirty log has; with the poison list as it is now. */
 static int send_dirty(struct send_state *st)
@@ -80,7 +111,32 @@ static int send_dirty(struct send_state *st)
 		}
 	}
 	r = ram_writer_flush(&w);
+	if (!r)
+		r = keep_unreadable(st, &w);
 free_writer:
+	for (k = 0; k < RAM_PAGE_KINDS; k++)
+		st->ram.pages[k] += w.c.pages[k];
+	ram_writer_free(&w);
+out:
+	poison_list_free(&known);
+	return r;
+}
+
+/* Round 0: every page. */
+static int send_all(struct send_state *st)
+{
+	struct poison_list known;
+	struct ram_writer w;
+	unsigned int k;
+	int r = -1;
+
+	if (guest_poison_copy(&st->vm->poisoned, &known))
+		return -1;
+	if (ram_writer_init(&w, &st->s, &known))
+		goto out;
+	r = ram_send_all(&w, st->vm);
+	if (!r)
+		r = keep_unreadable(st, &w);
 	for (k = 0; k < RAM_PAGE_KINDS; k++)
 		st->ram.pages[k] += w.c.pages[k];
 	ram_writer_free(&w);
@@ -124,14 +180,24 @@ static char wait_ack(int fd)
 	return 0;
 }
 
+#define REPORT_UNREADABLE	8
+
 static void report_migrate(const struct send_state *st, const char *status, const char *why,
 			   uint64_t total_ns, uint64_t down_ns, const struct snapshot_stats *ms)
 {
-	report("migrate", "\"status\":\"%s\",\"reason\":\"%s\",\"rounds\":%u,\"bytes\":%llu,"
+	char gpas[REPORT_UNREADABLE * 24] = "", *g = gpas;
+	unsigned int i;
+
+	/* the first of them: which pages the copy found poisoned */
+	for (i = 0; i < st->unreadable.count && i < REPORT_UNREADABLE; i++)
+		g += sprintf(g, "%s\"%#llx\"", i ? "," : "",
+			     (unsigned long long)st->unreadable.gpas[i]);
+	report("migrate", "\"status\":\"%s\",\"reason\":\"%s\",\"unreadable_gpas\":[%s],"
+	       "\"rounds\":%u,\"bytes\":%llu,"
 	       "\"pages_data\":%llu,\"pages_zero\":%llu,\"pages_poisoned\":%llu,"
 	       "\"pages_unreadable\":%llu,\"last_round_dirty\":%ld,\"poisoned_heard\":%u,"
 	       "\"poisoned_told\":%u,\"total_ms\":%.1f,\"downtime_ms\":%.1f",
-	       status, why, st->rounds, (unsigned long long)st->s.wire_bytes,
+	       status, why, gpas, st->rounds, (unsigned long long)st->s.wire_bytes,
 	       (unsigned long long)st->ram.pages[RAM_PAGE_DATA],
 	       (unsigned long long)st->ram.pages[RAM_PAGE_ZERO],
 	       (unsigned long long)st->ram.pages[RAM_PAGE_POISONED],
@@ -147,8 +213,10 @@ int migration_send(struct vm *vm, const char *to, void (*between_rounds)(struct 
 	uint64_t t0 = monotonic_ns(), t_pause = 0;
 	const char *why = "";
 	int fd = -1, paused = 0, logging = 0, ret = 0;
+	struct ram_counts before;
 	char ack;
 
+	poison_list_free(&st.unreadable);
 	memset(&st, 0, sizeof(st));
 	st.vm = vm;
 	st.boot_count = vm->boot_count;
@@ -169,11 +237,16 @@ int migration_send(struct vm *vm, const char *to, void (*between_rounds)(struct 
 		goto fail;
 	}
 	logging = 1;
+	if (vm->opt->migrate_mib_s)
+		stream_set_rate(&st.s, (uint64_t)vm->opt->migrate_mib_s << 20);
 	/* round 0: all of RAM, the guest running; the log from here on */
-	if (dirty_log_fetch(vm, &st.dirty) < 0 || ram_send_all_counted(vm, &st.s, &st.ram)) {
+	st.t_round = monotonic_ns();
+	before = st.ram;
+	if (dirty_log_fetch(vm, &st.dirty) < 0 || send_all(&st)) {
 		why = "sending RAM";
 		goto fail;
 	}
+	report_round(&st, "all", -1, &before);
 	for (st.rounds = 1;; st.rounds++) {
 		between_rounds(vm);
 		st.last_dirty = dirty_log_fetch(vm, &st.dirty);
@@ -183,10 +256,12 @@ int migration_send(struct vm *vm, const char *to, void (*between_rounds)(struct 
 		}
 		if (st.last_dirty <= MIGRATE_STOP_PAGES || st.rounds >= MIGRATE_MAX_ROUNDS)
 			break;
+		before = st.ram;
 		if (send_dirty(&st)) {
 			why = "sending RAM";
 			goto fail;
 		}
+		report_round(&st, "dirty", st.last_dirty, &before);
 	}
 	/* stop and copy: what the last round left, then what the guest writes until the pause */
 	t_pause = monotonic_ns();
@@ -195,15 +270,19 @@ int migration_send(struct vm *vm, const char *to, void (*between_rounds)(struct 
 		goto fail;
 	}
 	paused = 1;
+	/* a vCPU that asked for a reboot or failed has left its loop: nothing to move */
+	if (vm->stop || vm->boot_count != st.boot_count) {
+		why = "the guest rebooted or stopped during the migration (a new boot area is not "
+		      "in the dirty log)";
+		goto fail;
+	}
 	between_rounds(vm);
+	before = st.ram;
 	if (send_dirty(&st) || dirty_log_fetch(vm, &st.dirty) < 0 || send_dirty(&st)) {
 		why = "sending RAM";
 		goto fail;
 	}
-	if (vm->boot_count != st.boot_count) {
-		why = "the guest rebooted during the migration (its new boot area is not logged)";
-		goto fail;
-	}
+	report_round(&st, "paused", st.last_dirty, &before);
 	if (send_poisoned(&st) || snapshot_put_machine(vm, &st.s, &ms) || stream_out_close(&st.s)) {
 		why = "sending the machine's state";
 		goto fail;

@@ -233,24 +233,3 @@ int ram_apply_section(struct ram_reader *r, const struct vm *vm, const uint8_t *
 	}
 	return 0;
 }
-
-int ram_send_all_counted(const struct vm *vm, struct stream *s, struct ram_counts *c)
-{
-	struct poison_list known;
-	struct ram_writer w;
-	unsigned int k;
-	int r;
-
-	if (guest_poison_copy(&((struct vm *)vm)->poisoned, &known))
-		return -1;
-	if (ram_writer_init(&w, s, &known)) {
-		poison_list_free(&known);
-		return -1;
-	}
-	r = ram_send_all(&w, vm);
-	for (k = 0; k < RAM_PAGE_KINDS; k++)
-		c->pages[k] += w.c.pages[k];
-	ram_writer_free(&w);
-	poison_list_free(&known);
-	return r;
-}

@@ -53,8 +53,6 @@ int ram_writer_init(struct ram_writer *w, struct stream *s, const struct poison_
 int ram_send_range(struct ram_writer *w, const struct vm *vm, uint64_t gpa, uint64_t len);
 /* All of guest RAM. */
 int ram_send_all(struct ram_writer *w, const struct vm *vm);
-/* All of guest RAM with a writer of its own (no poison list: pages the kernel refuses are "unreadable"), counts added to *c. */
-int ram_send_all_counted(const struct vm *vm, struct stream *s, struct ram_counts *c);
 /* The last, partly filled section. */
 int ram_writer_flush(struct ram_writer *w);
 void ram_writer_free(struct ram_writer *w);

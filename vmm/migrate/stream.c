@@ -3,8 +3,10 @@
 
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 
 struct section_header {
@@ -84,6 +86,30 @@ static uint32_t section_crc(const struct section_header *h, const void *payload)
 	return stream_crc32c(crc, payload, h->len);
 }
 
+void stream_set_rate(struct stream *s, uint64_t bytes_per_s)
+{
+	s->max_rate = bytes_per_s;
+	s->t_start = monotonic_ns();
+	s->rate_base = s->wire_bytes;
+}
+
+/* Sleep until the bytes written so far are within the rate. */
+static void keep_rate(struct stream *s)
+{
+	uint64_t due, now;
+	struct timespec ts;
+
+	if (!s->max_rate)
+		return;
+	due = s->t_start + (s->wire_bytes - s->rate_base) * 1000000000ull / s->max_rate;
+	now = monotonic_ns();
+	if (due <= now)
+		return;
+	ts.tv_sec = (due - now) / 1000000000ull;
+	ts.tv_nsec = (due - now) % 1000000000ull;
+	nanosleep(&ts, NULL);
+}
+
 static int write_all(struct stream *s, const void *p, size_t n)
 {
 	const uint8_t *b = p;
@@ -100,6 +126,7 @@ static int write_all(struct stream *s, const void *p, size_t n)
 		b += w;
 		n -= w;
 		s->wire_bytes += w;
+		keep_rate(s);
 	}
 	return 0;
 }

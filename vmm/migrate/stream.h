@@ -42,10 +42,18 @@ struct stream {
 	uint64_t bytes;		/* payload bytes so far */
 	unsigned int sections;	/* sections so far, the end not counted */
 	uint64_t wire_bytes;	/* all bytes, headers included */
+	uint64_t max_rate;	/* bytes a second a writer keeps under; 0: no limit */
+	uint64_t t_start;	/* when the rate was set, and wire_bytes then */
+	uint64_t rate_base;
 };
 
 /* A writer on fd: writes the header. 0, or -1 after a message. */
 int stream_out_open(struct stream *s, int fd, const char *name);
+/*
+ * A writer keeps under bytes_per_s from now on (QEMU's max-bandwidth): a
+ * migration's copy takes its time instead of a link's or a CPU's all.
+ */
+void stream_set_rate(struct stream *s, uint64_t bytes_per_s);
 /* One section; len <= STREAM_SECTION_MAX. 0, or -1 after a message. */
 int stream_put(struct stream *s, enum stream_section type, const void *payload, uint32_t len);
 /* The end section. 0, or -1 after a message. */
