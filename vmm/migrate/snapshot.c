@@ -463,24 +463,22 @@ void snapshot_report_restore(const char *event, const char *from, const struct r
 
 int snapshot_restore_file(struct vm *vm, const char *path, struct restore_result *r)
 {
+	uint64_t t0 = monotonic_ns();
 	struct stream s;
 	struct stat sb;
 	char qpath[8192];
-	uint64_t t0 = monotonic_ns();
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), ret;
+	int fd, ret = -1;
 
 	json_escape(qpath, sizeof(qpath), path);
-	if (fd < 0) {
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
 		pr_errno("--restore: opening %s", path);
-		return -1;
-	}
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+	else if (fstat(fd, &sb) || !S_ISREG(sb.st_mode))
 		pr_err("--restore: %s is not a regular file", path);
+	else if (!stream_in_open(&s, fd, path) && !snapshot_restore_state(vm, &s, r))
+		ret = 0;
+	if (fd >= 0)
 		close(fd);
-		return -1;
-	}
-	ret = stream_in_open(&s, fd, path) || snapshot_restore_state(vm, &s, r) ? -1 : 0;
-	close(fd);
 	if (ret) {
 		report("restore", "\"status\":\"refused\",\"path\":\"%s\",\"reason\":\"see the VMM's "
 		       "error message; the guest was not started\"", qpath);
