@@ -31,7 +31,7 @@ LIB_SRCS := $(wildcard lib/*.c)
 VMM_SRCS := $(filter-out vmm/main.c,$(wildcard vmm/*.c vmm/*/*.c))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/hugetlb_read $(BUILD)/page_states \
-	$(BUILD)/static/hwpoison-guest \
+	$(BUILD)/static/hwpoison-guest $(BUILD)/uffd_poison \
 	$(BUILD)/corrupt_va_probe $(BUILD)/thread_stop $(BUILD)/hwlab-stamp \
 	$(BUILD)/json-field $(BUILD)/pagemap-pfn
 SCENARIOS := $(wildcard tests/integration/scenarios/*.sh)
@@ -46,7 +46,7 @@ HOST_CFLAGS := $(CFLAGS) -I. -Ilib -MMD -MP $(SAN_FLAGS)
 
 all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/inner-initramfs.cpio.gz \
 	$(BUILD)/inner-initramfs-stock.cpio.gz \
-	$(BUILD)/unit-tests $(BUILD)/madvise_sigbus $(BUILD)/hugetlb_read \
+	$(BUILD)/unit-tests $(BUILD)/madvise_sigbus $(BUILD)/hugetlb_read $(BUILD)/uffd_poison \
 	$(BUILD)/page_states $(BUILD)/hwpoison-guest $(BUILD)/static/hwpoison-guest \
 	$(BUILD)/corrupt_va_probe $(BUILD)/thread_stop $(BUILD)/hwlab-stamp \
 	$(BUILD)/json-field $(BUILD)/pagemap-pfn
@@ -115,6 +115,11 @@ $(BUILD)/madvise_sigbus: tests/integration/madvise_sigbus.c tests/integration/me
 
 # read() of a poisoned hugetlb page, as the salvage does it (kernel 8/10-10/10)
 $(BUILD)/hugetlb_read: tests/integration/hugetlb_read.c tests/integration/check.h | $(BUILD)
+	$(CC) $(CFLAGS) -static -o $@ $<
+
+# userfaultfd's UFFDIO_POISON markers, anonymous and hugetlb (kernel 11/18-18/18)
+$(BUILD)/uffd_poison: tests/integration/uffd_poison.c tests/integration/meminfo.h \
+		tests/integration/check.h | $(BUILD)
 	$(CC) $(CFLAGS) -static -o $@ $<
 
 $(BUILD)/corrupt_va_probe: tests/integration/corrupt_va_probe.c tests/integration/meminfo.h | $(BUILD)
