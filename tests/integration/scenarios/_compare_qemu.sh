@@ -42,7 +42,9 @@ qemu_versions() {
 # -kernel, -initrd, -append, a serial port, no reboot), in libvirt's words;
 # the serial port is a pipe (/tmp/qcon.out) that hwlab-stamp reads. With
 # hugetlb, guest RAM is on the outer kernel's 2 MiB pages, as libvirt users
-# ask for it (memoryBacking/hugepages: a hugetlbfs file under /dev/hugepages)
+# ask for it (memoryBacking/hugepages: a hugetlbfs file under /dev/hugepages).
+# qemu_xml_extra, when set, is more XML inside <domain> after <devices>
+# (migrate_peer: a second QMP monitor, through libvirt's qemu:commandline)
 qemu_domain_xml() {
 	cat <<EOF
 <domain type='kvm'>
@@ -65,7 +67,7 @@ $([ "${2:-}" = hugetlb ] && echo "  <memoryBacking><hugepages/></memoryBacking>"
     <serial type='pipe'><source path='/tmp/qcon'/></serial>
     <controller type='usb' model='none'/>
     <memballoon model='none'/>
-  </devices>
+  </devices>${qemu_xml_extra:-}
 </domain>
 EOF
 }
