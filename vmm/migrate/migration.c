@@ -270,6 +270,8 @@ int migration_send(struct vm *vm, const char *to, void (*between_rounds)(struct 
 		goto fail;
 	}
 	paused = 1;
+	/* the guest waits now: the last copy goes at full speed */
+	stream_set_rate(&st.s, 0);
 	/* a vCPU that asked for a reboot or failed has left its loop: nothing to move */
 	if (vm->stop || vm->boot_count != st.boot_count) {
 		why = "the guest rebooted or stopped during the migration (a new boot area is not "
