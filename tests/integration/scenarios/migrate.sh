@@ -70,8 +70,9 @@ round0_end=$(json-field src.log t_ns event=migrate_round round=0)
 check migrate-ok "the source moved the guest and stopped: $mig" \
 	sh -c "[ $src_rc -eq 0 ] && grep -q '\"event\":\"vmm_exit\",\"status\":\"migrated\"' src.log &&
 	       printf '%s' '$mig' | grep -q '\"status\":\"ok\"'"
+# (pages_poisoned counts records: round 0 sent them, and the last round again)
 check migrate-poisoned "the AR's and the AO's pages: on the list, told, sent poisoned" \
-	line_has "$mig" '"pages_poisoned":2,' '"poisoned_heard":2,"poisoned_told":2,'
+	line_has "$mig" '"pages_poisoned":[1-9]' '"poisoned_heard":2,"poisoned_told":2,'
 check migrate-mid-copy "page $gpa_mid, poisoned during round 0 (at ${t_mid:-?} ns, round 0 ended at ${round0_end:-?}), sent unreadable" \
 	sh -c "[ -n '$t_mid' ] && [ '$t_mid' -lt '${round0_end:-0}' ] &&
 	       printf '%s' '$mig' | grep -q '\"unreadable_gpas\":\[\"$gpa_mid\"\]'"
@@ -124,7 +125,7 @@ wait_for hdst.log '"event":"incoming"' '"status":"ok"'
 hmig=$(json_line hsrc.log '"event":"migrate"')
 hinc=$(json_line hdst.log '"event":"incoming"' '"status":"ok"')
 check huge-migrated "the source moved it: $hmig" \
-	line_has "$hmig" '"status":"ok"' '"pages_poisoned":512,' '"poisoned_told":512,'
+	line_has "$hmig" '"status":"ok"' '"poisoned_heard":512,"poisoned_told":512,'
 check huge-marker "one 2 MiB marker for the 512 pages: $hinc" \
 	line_has "$hinc" '"poison_kept":"uffd_poison",' '"marked_units":1,"marked_pages":512,'
 vmm_pid=$dst_pid
@@ -133,10 +134,61 @@ rounds=$(grep -c 'INNER-ROUND tag=target' hdst.con)
 wait_console hdst.con 'INNER-ALIVE survivor=yes' $((alive + 2))
 wait_console hdst.con 'INNER-ROUND tag=target' $((rounds + 1))
 stop_vmm hdst.log
+show_console hdst.con | grep -v 'INNER-PAGE' | grep -v 'Memory failure' | grep -v 'INNER-SIGBUS' | tail -n 8
 check huge-dst-runs "the guest runs on there: its target reads on, its survivor lives, 2048 kB corrupted" \
 	sh -c "[ $(grep -c 'INNER-ROUND tag=target' hdst.con) -gt $rounds ] &&
-	       grep 'INNER-ALIVE' hdst.con | tail -n 1 | grep -q 'survivor=yes hardware_corrupted_kb=2048\$'"
+	       grep 'INNER-ALIVE' hdst.con | tail -n 1 | grep -qE 'survivor=yes hardware_corrupted_kb=2048( |\$)'"
 expect_count huge-dst-no-ar 0 hdst.log '"si_code":"BUS_MCEERR_AR"'
 check huge-dst-no-panic "no oops or panic in the guest" sh -c '! grep -qE "Kernel panic|Oops|BUG:" hdst.con'
 echo 0 >/proc/sys/vm/nr_hugepages
+
+# --- 3. measured: a guest with a poisoned page moved three times at full speed
+# Each hop's destination is the next one's source (--incoming and
+# --migrate-to together). The target rereads and checks its pages every
+# millisecond and the survivor every 50 ms: INNER-CORRUPT would say a page
+# came back wrong.
+mapp="hwlab_inner.pages=8"
+sock=/tmp/migrate.sock
+start_incoming h1.log h1.con "$mapp" --migrate-to unix:/tmp/hop2.sock
+h1_pid=$dst_pid
+start_linux h0.log h0.con "$mapp" --migrate-to "unix:$sock"
+h0_pid=$vmm_pid
+echo 0 >/proc/sys/vm/memory_failure_early_kill
+gpa=$(page_field h0.con 2 gpa)
+expect hop-poison 0 "\"gpa\":\"$gpa\"" hwpoison-guest $h0_pid "$gpa"
+wait_console h0.con 'INNER-ALIVE survivor=yes hardware_corrupted_kb=4'
+hops_ok=0 figures=
+# hop FROM_PID FROM_LOG TO_PID TO_LOG TO_CON : SIGUSR2, then both sides' lines
+hop() {
+	kill -USR2 "$1"
+	wait_for "$2" '"event":"migrate"'
+	wait "$1"
+	wait_for "$4" '"event":"incoming"' '"status":"ok"'
+	hl=$(json_line "$2" '"event":"migrate"')
+	if line_has "$hl" '"status":"ok"' && grep -q '"status":"migrated"' "$2"; then
+		hops_ok=$((hops_ok + 1))
+		figures="$figures $(report_value "$hl" total_ms)/$(report_value "$hl" downtime_ms)/$(report_value "$hl" rounds)/$(report_value "$hl" pages_data)"
+	fi
+	vmm_pid=$3
+	hc_alive=$(grep -c 'INNER-ALIVE survivor=yes hardware_corrupted_kb=4' "$5")
+	wait_console "$5" 'INNER-ALIVE survivor=yes hardware_corrupted_kb=4' $((hc_alive + 2))
+}
+sock=/tmp/hop2.sock
+start_incoming h2.log h2.con "$mapp" --migrate-to unix:/tmp/hop3.sock
+h2_pid=$dst_pid
+hop $h0_pid h0.log $h1_pid h1.log h1.con
+sock=/tmp/hop3.sock
+start_incoming h3.log h3.con "$mapp"
+h3_pid=$dst_pid
+hop $h1_pid h1.log $h2_pid h2.log h2.con
+hop $h2_pid h2.log $h3_pid h3.log h3.con
+stop_vmm h3.log
+check hops-three "three hops, each source 'migrated' and each destination running the guest" \
+	test "$hops_ok" -eq 3
+check hops-intact "the guest's pages read back right through all of them, its survivor alive at the end" \
+	sh -c '! grep -q INNER-CORRUPT h0.con h1.con h2.con h3.con &&
+	       grep "INNER-ALIVE" h3.con | tail -n 1 | grep -q "survivor=yes hardware_corrupted_kb=4\$"'
+expect_count hops-no-consumed 0 h0.log '"action":"fatal"'
+echo "HWLAB-MEASURE migrate hops mem=128M vcpus=1 bandwidth=unlimited poisoned_pages=1" \
+	"total_ms/downtime_ms/rounds/pages_data:$figures"
 finish
