@@ -118,7 +118,7 @@ $(BUILD)/hugetlb_read: tests/integration/hugetlb_read.c tests/integration/check.
 	$(CC) $(CFLAGS) -static -o $@ $<
 
 # userfaultfd's UFFDIO_POISON markers, anonymous and hugetlb (kernel 11/18-18/18)
-$(BUILD)/uffd_poison: tests/integration/uffd_poison.c tests/integration/meminfo.h \
+$(BUILD)/uffd_poison: tests/integration/uffd_poison.c tests/integration/meminfo.h include/uffd_poison_uapi.h \
 		tests/integration/check.h | $(BUILD)
 	$(CC) $(CFLAGS) -static -o $@ $<
 

@@ -45,27 +45,8 @@
 
 #include "check.h"
 #include "meminfo.h"
+#include "uffd_poison_uapi.h"
 
-/*
- * The build host's <linux/userfaultfd.h> may predate UFFDIO_POISON (v6.6);
- * these are the kernel uapi's values (include/uapi/linux/userfaultfd.h of
- * the series' patch 16/18, as upstream's fc71884a5f59).
- */
-#ifndef UFFD_FEATURE_POISON
-#define UFFD_FEATURE_POISON (1 << 14)
-#endif
-#ifndef _UFFDIO_POISON
-#define _UFFDIO_POISON (0x08)
-#endif
-#ifndef UFFDIO_POISON
-struct uffdio_poison {
-	struct uffdio_range range;
-#define UFFDIO_POISON_MODE_DONTWAKE ((__u64)1 << 0)
-	__u64 mode;
-	__s64 updated;
-};
-#define UFFDIO_POISON _IOWR(UFFDIO, _UFFDIO_POISON, struct uffdio_poison)
-#endif
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
 #endif

@@ -10,25 +10,11 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <linux/userfaultfd.h>
 
 #include "core/vm.h"
 #include "hwlab_abi.h"
 #include "log.h"
-
-/* Linux 6.6's uapi, for headers older than it (our series backports it to 6.1) */
-#ifndef UFFD_FEATURE_POISON
-#define UFFD_FEATURE_POISON	(1 << 14)
-#endif
-#ifndef _UFFDIO_POISON
-#define _UFFDIO_POISON		(0x08)
-struct uffdio_poison {
-	struct uffdio_range range;
-	__u64 mode;
-	__s64 updated;
-};
-#define UFFDIO_POISON		_IOWR(UFFDIO, _UFFDIO_POISON, struct uffdio_poison)
-#endif
+#include "uffd_poison_uapi.h"
 
 /* The VM's userfaultfd: open for the process's life, as the markers' registration. */
 static int uffd = -1;
