@@ -81,18 +81,18 @@ static void report_round(struct send_state *st, const char *kind, long dirty,
 	st->t_round = now;
 }
 
-/* RAM records for every page the dirty log has; with the poison list as it is now. */
-static int send_dirty(struct send_state *st)
-{
-	struct poison_list known;
-	struct ram_writer w;
-	unsigned int i, k;
-	int r = -1;
+/* What one pass sends through its writer: all of RAM, the dirty pages, or the poisoned ones. */
+typedef int (*fill_fn)(struct send_state *st, struct ram_writer *w);
 
-	if (guest_poison_copy(&st->vm->poisoned, &known))
-		return -1;
-	if (ram_writer_init(&w, &st->s, &known))
-		goto out;
+static int fill_all(struct send_state *st, struct ram_writer *w)
+{
+	return ram_send_all(w, st->vm);
+}
+
+static int fill_dirty(struct send_state *st, struct ram_writer *w)
+{
+	unsigned int i;
+
 	for (i = 0; i < st->dirty.nr_slots; i++) {
 		const struct memslot *slot = &st->vm->mem.slots[i];
 		uint64_t word;
@@ -102,28 +102,35 @@ static int send_dirty(struct send_state *st)
 
 			while (bits) {
 				unsigned int bit = __builtin_ctzll(bits);
-				uint64_t gpa = slot->gpa + (word * 64 + bit) * GUEST_PAGE_SIZE;
 
 				bits &= bits - 1;
-				if (ram_send_range(&w, st->vm, gpa, GUEST_PAGE_SIZE))
-					goto free_writer;
+				if (ram_send_range(w, st->vm,
+						   slot->gpa + (word * 64 + bit) * GUEST_PAGE_SIZE,
+						   GUEST_PAGE_SIZE))
+					return -1;
 			}
 		}
 	}
-	r = ram_writer_flush(&w);
-	if (!r)
-		r = keep_unreadable(st, &w);
-free_writer:
-	for (k = 0; k < RAM_PAGE_KINDS; k++)
-		st->ram.pages[k] += w.c.pages[k];
-	ram_writer_free(&w);
-out:
-	poison_list_free(&known);
-	return r;
+	return ram_writer_flush(w);
 }
 
-/* Round 0: every page. */
-static int send_all(struct send_state *st)
+/* Every page on the poison list as "poisoned", whatever was sent for it before. */
+static int fill_poisoned(struct send_state *st, struct ram_writer *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->known->count; i++)
+		if (ram_send_range(w, st->vm, w->known->gpas[i], GUEST_PAGE_SIZE))
+			return -1;
+	return ram_writer_flush(w);
+}
+
+/*
+ * One pass of RAM records through a writer that knows the poison list as
+ * it is now (an AO may have added to it since the last pass); its counts
+ * added up and the pages the kernel refused kept for the report.
+ */
+static int send_pass(struct send_state *st, fill_fn fill)
 {
 	struct poison_list known;
 	struct ram_writer w;
@@ -132,39 +139,12 @@ static int send_all(struct send_state *st)
 
 	if (guest_poison_copy(&st->vm->poisoned, &known))
 		return -1;
-	if (ram_writer_init(&w, &st->s, &known))
-		goto out;
-	r = ram_send_all(&w, st->vm);
-	if (!r)
-		r = keep_unreadable(st, &w);
-	for (k = 0; k < RAM_PAGE_KINDS; k++)
-		st->ram.pages[k] += w.c.pages[k];
-	ram_writer_free(&w);
-out:
-	poison_list_free(&known);
-	return r;
-}
-
-/* Every page on the poison list as "poisoned", whatever was sent for it before. */
-static int send_poisoned(struct send_state *st)
-{
-	struct poison_list known;
-	struct ram_writer w;
-	unsigned int i;
-	int r = -1;
-
-	if (guest_poison_copy(&st->vm->poisoned, &known))
-		return -1;
-	if (ram_writer_init(&w, &st->s, &known))
-		goto out;
-	r = 0;
-	for (i = 0; i < known.count && !r; i++)
-		r = ram_send_range(&w, st->vm, known.gpas[i], GUEST_PAGE_SIZE);
-	if (!r)
-		r = ram_writer_flush(&w);
-	st->ram.pages[RAM_PAGE_POISONED] += w.c.pages[RAM_PAGE_POISONED];
-	ram_writer_free(&w);
-out:
+	if (!ram_writer_init(&w, &st->s, &known)) {
+		r = fill(st, &w) || keep_unreadable(st, &w) ? -1 : 0;
+		for (k = 0; k < RAM_PAGE_KINDS; k++)
+			st->ram.pages[k] += w.c.pages[k];
+		ram_writer_free(&w);
+	}
 	poison_list_free(&known);
 	return r;
 }
@@ -242,7 +222,7 @@ int migration_send(struct vm *vm, const char *to, void (*between_rounds)(struct 
 	/* round 0: all of RAM, the guest running; the log from here on */
 	st.t_round = monotonic_ns();
 	before = st.ram;
-	if (dirty_log_fetch(vm, &st.dirty) < 0 || send_all(&st)) {
+	if (dirty_log_fetch(vm, &st.dirty) < 0 || send_pass(&st, fill_all)) {
 		why = "sending RAM";
 		goto fail;
 	}
@@ -257,7 +237,7 @@ int migration_send(struct vm *vm, const char *to, void (*between_rounds)(struct 
 		if (st.last_dirty <= MIGRATE_STOP_PAGES || st.rounds >= MIGRATE_MAX_ROUNDS)
 			break;
 		before = st.ram;
-		if (send_dirty(&st)) {
+		if (send_pass(&st, fill_dirty)) {
 			why = "sending RAM";
 			goto fail;
 		}
@@ -280,12 +260,14 @@ int migration_send(struct vm *vm, const char *to, void (*between_rounds)(struct 
 	}
 	between_rounds(vm);
 	before = st.ram;
-	if (send_dirty(&st) || dirty_log_fetch(vm, &st.dirty) < 0 || send_dirty(&st)) {
+	if (send_pass(&st, fill_dirty) || dirty_log_fetch(vm, &st.dirty) < 0 ||
+	    send_pass(&st, fill_dirty)) {
 		why = "sending RAM";
 		goto fail;
 	}
 	report_round(&st, "paused", st.last_dirty, &before);
-	if (send_poisoned(&st) || snapshot_put_machine(vm, &st.s, &ms) || stream_out_close(&st.s)) {
+	if (send_pass(&st, fill_poisoned) || snapshot_put_machine(vm, &st.s, &ms) ||
+	    stream_out_close(&st.s)) {
 		why = "sending the machine's state";
 		goto fail;
 	}
