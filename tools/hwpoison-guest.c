@@ -22,7 +22,8 @@
  * --domain: a QEMU run by libvirt, as its users run it: the pid and the
  * GPA -> HVA come through libvirt (libvirt_domain.c), then the same checks
  * and write. --watch prints libvirt's memory-failure events as report
- * lines (memory_failure_event.h) and takes "poison GPA" requests on stdin:
+ * lines (memory_failure_event.h) and takes "poison GPA" and "save FILE"
+ * (virDomainSave) requests on stdin:
  * with the embedded driver (qemu:///embed?root=DIR) only the process that
  * started a domain (--start) can reach it. Only in the libvirt build
  * (HWLAB_LIBVIRT); the static one for the outer VM's base image has none.

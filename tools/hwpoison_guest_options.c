@@ -44,7 +44,8 @@ static const struct opt_desc rows[] = {
 	OPT_STRING_ROW(T, "connect", "URI", "libvirt's URI (default: libvirt's own)", uri),
 	OPT_STRING_ROW(T, "domain", "NAME", "poison a page of this libvirt domain's QEMU", domain),
 	OPT_FLAG_ROW(T, "watch", "print libvirt's memory-failure events as report\n"
-		     "lines; poison on 'poison GPA' requests", watch),
+		     "lines; poison on 'poison GPA' requests, save on\n"
+		     "'save FILE' (virDomainSave)", watch),
 	OPT_STRING_ROW(T, "start", "XML", "the watch starts this domain first (and destroys\n"
 		       "it at its end)", start_xml),
 	{ .name = "help", .short_name = 'h', .help = "this text", .kind = OPT_CALL,
@@ -61,7 +62,7 @@ static const struct opt_table table = OPT_TABLE(
 	"[--wait-present SECONDS] GPA\n"
 	"       hwpoison-guest [--connect URI] --watch [--domain NAME] [--start XML] "
 	"[--debugfs DIR] [--wait-present SECONDS]\n"
-	"         (the watch reads 'poison GPA' and 'quit' on stdin)\n", rows, NULL);
+	"         (the watch reads 'poison GPA', 'save FILE' and 'quit' on stdin)\n", rows, NULL);
 
 void hwpoison_guest_usage(FILE *f)
 {

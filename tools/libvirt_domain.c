@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,7 +131,7 @@ struct watch {
 	int done, status;
 	int stopped;		/* the watched domain's STOPPED event was printed */
 	int drained;		/* gave up waiting for it */
-	char line[256];
+	char line[PATH_MAX + 16];	/* a request: "save FILE" with any FILE */
 	size_t have;
 };
 
@@ -192,36 +193,90 @@ static int on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int det
 	return 0;
 }
 
-/* One request from stdin: "poison GPA" or "quit". */
+/* libvirt's word for a domain's state, as virsh domstate says it */
+static const char *state_name(int state)
+{
+	static const char *const names[] = {
+		[VIR_DOMAIN_NOSTATE] = "nostate", [VIR_DOMAIN_RUNNING] = "running",
+		[VIR_DOMAIN_BLOCKED] = "blocked", [VIR_DOMAIN_PAUSED] = "paused",
+		[VIR_DOMAIN_SHUTDOWN] = "shutdown", [VIR_DOMAIN_SHUTOFF] = "shutoff",
+		[VIR_DOMAIN_CRASHED] = "crashed", [VIR_DOMAIN_PMSUSPENDED] = "pmsuspended",
+	};
+
+	return state >= 0 && state < (int)(sizeof(names) / sizeof(names[0])) && names[state] ?
+	       names[state] : "other";
+}
+
+/*
+ * "save FILE": what virsh save does, virDomainSave: libvirt pauses the
+ * guest, has QEMU migrate it into FILE (which libvirt opens) and ends the
+ * domain; when that fails it resumes the guest. One "save" line: ok or
+ * refused with libvirt's message, and the state libvirt reports after it
+ * ("gone" when libvirt no longer knows the domain: a transient one that
+ * was saved, and so stopped). The call returns when the save has ended:
+ * until then the watch's other lines wait in libvirt's event queue.
+ */
+static void save_domain(struct watch *w, const char *path)
+{
+	char *error = NULL, *line;
+	int saved, state = -1, reason;
+	const char *after;
+
+	saved = virDomainSave(w->dom, path) == 0;
+	/* the message first: the next libvirt call resets it */
+	if (!saved) {
+		error = strdup(lv_last_error());
+		w->status = 1;
+	}
+	if (virDomainGetState(w->dom, &state, &reason, 0) == 0)
+		after = state_name(state);
+	else
+		after = virGetLastErrorCode() == VIR_ERR_NO_DOMAIN ? "gone" : "unknown";
+	line = watch_save_line(virDomainGetName(w->dom), path, saved,
+			       error ? error : "unknown libvirt error", after, monotonic_ns());
+	if (line)
+		print_line(line);
+	else
+		fprintf(stderr, "hwpoison-guest: watch: out of memory for the save line\n");
+	free(line);
+	free(error);
+}
+
+/* One request from stdin: "poison GPA", "save FILE" or "quit". */
 static void run_command(struct watch *w, char *cmd)
 {
-	char line[320], *arg, *end;
-	unsigned long long gpa;
+	struct watch_request r;
+	char line[320];
 	int status;
 
-	cmd[strcspn(cmd, "\r")] = 0;
-	if (!*cmd)
+	switch (watch_request_parse(cmd, &r)) {
+	case WATCH_REQ_NONE:
 		return;
-	if (!strcmp(cmd, "quit")) {
+	case WATCH_REQ_QUIT:
 		w->done = 1;
 		return;
+	case WATCH_REQ_POISON:
+		if (!w->dom)
+			break;
+		status = w->opt->poison(w->opt->ctx, w->dom, r.gpa);
+		if (status)
+			w->status = status;
+		snprintf(line, sizeof(line), "{\"event\":\"poison_done\",\"gpa\":\"%#" PRIx64 "\","
+			 "\"status\":%d,\"t_ns\":%" PRIu64 "}", r.gpa, status, monotonic_ns());
+		print_line(line);
+		return;
+	case WATCH_REQ_SAVE:
+		if (!w->dom)
+			break;
+		save_domain(w, r.path);
+		return;
+	default:
+		fprintf(stderr, "hwpoison-guest: watch: ignoring '%.200s': %s\n", cmd, r.why);
+		w->status = 2;
+		return;
 	}
-	arg = strchr(cmd, ' ');
-	if (arg && !strncmp(cmd, "poison", (size_t)(arg - cmd)) && w->dom) {
-		errno = 0;
-		gpa = strtoull(arg + 1, &end, 0);
-		if (!errno && end != arg + 1 && !*end) {
-			status = w->opt->poison(w->opt->ctx, w->dom, gpa);
-			if (status)
-				w->status = status;
-			snprintf(line, sizeof(line), "{\"event\":\"poison_done\",\"gpa\":\"%#llx\","
-				 "\"status\":%d,\"t_ns\":%" PRIu64 "}", gpa, status, monotonic_ns());
-			print_line(line);
-			return;
-		}
-	}
-	fprintf(stderr, "hwpoison-guest: watch: ignoring '%.200s': the requests are 'poison GPA'"
-		" (with --domain) and 'quit'\n", cmd);
+	fprintf(stderr, "hwpoison-guest: watch: ignoring '%.200s': poison and save need --domain\n",
+		cmd);
 	w->status = 2;
 }
 

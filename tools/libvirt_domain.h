@@ -29,7 +29,7 @@ const char *lv_last_error(void);
 /*
  * Poison the page at gpa of the QEMU that runs dom (hwpoison-guest's page
  * checks and write); returns an exit status. The watch calls it for each
- * "poison GPA" line on its stdin.
+ * "poison GPA" line on its stdin (and answers with a poison_done line).
  */
 typedef int (*lv_poison_fn)(void *ctx, virDomainPtr dom, uint64_t gpa);
 
@@ -43,13 +43,18 @@ struct lv_watch_options {
 
 /*
  * The watch: one JSON line per memory-failure event (memory_failure_event.h)
- * and per lifecycle change of a domain, and the domain's "poison GPA"
- * requests read from stdin, all in one process. It must be one process:
+ * and per lifecycle change of a domain, and the domain's requests read from
+ * stdin (memory_failure_event.h reads them): "poison GPA", "save FILE"
+ * (virDomainSave, what virsh save does: one "save" line, ok or refused
+ * with libvirt's message, and the domain's state after it) and "quit",
+ * all in one process. It must be one process:
  * libvirt's embedded driver (qemu:///embed?root=DIR) runs QEMU's driver in
  * its client, so only the process that started a domain can ask it
  * anything or hear its events. Ends on stdin's EOF or "quit", on SIGINT or
- * SIGTERM, or when the watched domain stops; a domain it started is
- * destroyed with it. Returns an exit status.
+ * SIGTERM, or when the watched domain stops (a completed save stops it); a
+ * domain it started is destroyed with it. Returns an exit status: 0, or
+ * the last failed request's (a malformed one 2, a refused save 1, a
+ * poison its own).
  */
 int lv_watch(const struct lv_watch_options *opt);
 /* Connect, with libvirt's event loop registered first (the embedded driver needs it). */

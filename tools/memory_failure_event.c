@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
 #include "memory_failure_event.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <libvirt/libvirt.h>
 
@@ -67,4 +72,118 @@ int mf_format(char *out, size_t len, const char *domain, int recipient, int acti
 			name, rn ? rn : r, an ? an : a,
 			flags & VIR_DOMAIN_MEMORY_FAILURE_ACTION_REQUIRED ? "true" : "false",
 			flags & VIR_DOMAIN_MEMORY_FAILURE_RECURSIVE ? "true" : "false", t_ns);
+}
+
+/* --- the watch's requests and its save line --- */
+
+static int bad(struct watch_request *r, const char *why)
+{
+	snprintf(r->why, sizeof(r->why), "%s", why);
+	r->kind = WATCH_REQ_BAD;
+	return r->kind;
+}
+
+/* the verb is exactly word, followed by the end of the line or one space */
+static const char *operand(const char *line, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (strncmp(line, word, n))
+		return NULL;
+	if (line[n] == 0)
+		return line + n;	/* an empty operand: the caller says why that is wrong */
+	return line[n] == ' ' ? line + n + 1 : NULL;
+}
+
+static int parse_poison(const char *arg, struct watch_request *r)
+{
+	unsigned long long gpa;
+	char *end;
+
+	if (!*arg)
+		return bad(r, "poison needs a GPA: 'poison GPA'");
+	/* strtoull takes a sign and leading white space: a GPA begins with a digit */
+	if (*arg < '0' || *arg > '9')
+		return bad(r, "the GPA is not a number");
+	errno = 0;
+	gpa = strtoull(arg, &end, 0);
+	if (errno || end == arg || *end)
+		return bad(r, "the GPA is not a number");
+	r->gpa = gpa;
+	r->kind = WATCH_REQ_POISON;
+	return r->kind;
+}
+
+static int parse_save(const char *arg, struct watch_request *r)
+{
+	const unsigned char *p;
+
+	if (!*arg)
+		return bad(r, "save needs a file: 'save FILE'");
+	if (*arg != '/')
+		return bad(r, "FILE must be an absolute path");
+	for (p = (const unsigned char *)arg; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return bad(r, "FILE has a control character (a newline, a carriage "
+				   "return, a tab...)");
+	if (strlen(arg) >= PATH_MAX)
+		return bad(r, "FILE is longer than PATH_MAX");
+	r->path = arg;
+	r->kind = WATCH_REQ_SAVE;
+	return r->kind;
+}
+
+int watch_request_parse(char *line, struct watch_request *r)
+{
+	size_t n = strlen(line);
+	const char *arg;
+
+	*r = (struct watch_request){ .kind = WATCH_REQ_NONE };
+	/* a driver that writes CRLF: its CR is the line's end, not FILE's */
+	if (n && line[n - 1] == '\r')
+		line[--n] = 0;
+	if (!n)
+		return r->kind;
+	if (!strcmp(line, "quit")) {
+		r->kind = WATCH_REQ_QUIT;
+		return r->kind;
+	}
+	arg = operand(line, "poison");
+	if (arg)
+		return parse_poison(arg, r);
+	arg = operand(line, "save");
+	if (arg)
+		return parse_save(arg, r);
+	return bad(r, "not a request: they are 'poison GPA', 'save FILE' (both with --domain) "
+		   "and 'quit'");
+}
+
+/* s as a JSON string body, malloc'd: room for its longest escape, never cut */
+static char *escaped(const char *s)
+{
+	size_t len = strlen(s) * 6 + 8;
+	char *out = malloc(len);
+
+	if (out)
+		mf_json_escape(out, len, s);
+	return out;
+}
+
+char *watch_save_line(const char *domain, const char *path, int saved, const char *error,
+		      const char *state_after, uint64_t t_ns)
+{
+	char *d = escaped(domain), *p = escaped(path), *e = escaped(error ? error : "");
+	char *s = escaped(state_after), *line = NULL;
+
+	if (d && p && e && s &&
+	    asprintf(&line, "{\"event\":\"save\",\"domain\":\"%s\",\"status\":\"%s\",\"path\":\"%s\","
+		     "%s%s%s\"state_after\":\"%s\",\"t_ns\":%" PRIu64 "}", d,
+		     saved ? "ok" : "refused", p, saved ? "" : "\"error\":\"", saved ? "" : e,
+		     saved ? "" : "\",", s, t_ns) < 0)
+		line = NULL;
+	free(d);
+	free(p);
+	free(e);
+	free(s);
+	return line;
 }

@@ -59,16 +59,16 @@ cat >"$t/dom.xml" <<EOF
 </domain>
 EOF
 
-# wait_line PATTERN [N] : until N (1) lines of the watch's output hold it
-# (bounded by the watch's life and 120 s)
+# wait_line PATTERN [N [FILE]] : until N (1) lines of the watch's output
+# (FILE, default watch.out) hold it (bounded by the watch's life and 120 s)
 wait_line() {
-	local n=0 want=${2:-1}
-	while [ "$(grep -c -- "$1" "$t/watch.out")" -lt "$want" ] && kill -0 $wpid 2>/dev/null &&
+	local n=0 want=${2:-1} f=${3:-$t/watch.out}
+	while [ "$(grep -c -- "$1" "$f")" -lt "$want" ] && kill -0 $wpid 2>/dev/null &&
 		[ $n -lt 1200 ]; do
 		sleep 0.1
 		n=$((n + 1))
 	done
-	[ "$(grep -c -- "$1" "$t/watch.out")" -ge "$want" ]
+	[ "$(grep -c -- "$1" "$f")" -ge "$want" ]
 }
 # the watch reads its requests from a FIFO that this script holds open
 mkfifo "$t/req"
@@ -103,10 +103,20 @@ check lv-not-ram "a GPA that is not RAM is refused (status 1, libvirt's gpa2hva 
 	sh -c "grep -q '\"gpa\":\"0xfee00000\",\"status\":1' '$t/watch.out' &&
 		grep -q 'has no RAM at GPA 0xfee00000' '$t/watch.err' && kill -0 $wpid"
 echo "poison banana" >&3
+# save requests whose FILE is refused before libvirt sees it
+echo "save bad-relative.img" >&3
+printf 'save %s/cr\rbad.img\n' "$t" >&3
+echo "save" >&3
 echo "poison 0x100000" >&3
 wait_line '"event":"poison_done","gpa":"0x100000","status":0' 2
 check lv-bad-request "a malformed request is refused on stderr, and the next one is served" \
 	grep -q "ignoring 'poison banana'" "$t/watch.err"
+check lv-save-bad-request "a save of a relative FILE, of one with a carriage return, or of none is refused on stderr, nothing saved, no save line" \
+	sh -c "grep -q \"ignoring 'save bad-relative.img': FILE must be an absolute path\" '$t/watch.err' &&
+		grep -q 'FILE has a control character' '$t/watch.err' &&
+		grep -q \"ignoring 'save': save needs a file\" '$t/watch.err' &&
+		! grep -q '\"event\":\"save\"' '$t/watch.out' && ! ls '$t'/*.img >/dev/null 2>&1 &&
+		kill -0 $qpid"
 : >"$t/debugfs/hwpoison/corrupt-pfn"
 echo quit >&3
 exec 3>&-
@@ -118,6 +128,60 @@ check lv-quit "on quit the watch destroys the domain it started and exits 2 (a r
 check lv-lifecycle "the watch reported the domain's start and stop" \
 	sh -c "grep -q '\"lifecycle\":\"started\"' '$t/watch.out' && grep -q '\"lifecycle\":\"stopped\"' '$t/watch.out'"
 sed 's/^/  watch(stderr): /' "$t/watch.err" | grep -v ' info : \| warning : '
+
+# "save FILE": virDomainSave, what virsh save does, on a second boot of the
+# domain. libvirt pauses the guest, creates FILE and has QEMU migrate into
+# it through libvirt_iohelper (libvirt-daemon's); it resumes the guest when
+# that failed, and ends the domain when it completed.
+mkfifo "$t/save.req"
+"$tool" --connect "$uri" --watch --domain hwlab-host --start "$t/dom.xml" \
+	<"$t/save.req" >"$t/save.out" 2>"$t/save.err" &
+wpid=$!
+exec 3>"$t/save.req"
+wait_line '"event":"watch_ready"' 1 "$t/save.out"
+qpid=$("$json_field" "$t/save.out" pid event=domain_started)
+echo "save $t/no-such-dir/dom.img" >&3
+wait_line '"event":"save"' 1 "$t/save.out"
+line=$(grep '"event":"save"' "$t/save.out")
+echo "  watch: $line"
+# field NAME : NAME of the save line in $line
+field() { "$json_field" - "$1" <<<"$line"; }
+check lv-save-refused "a save libvirt cannot do is refused with libvirt's message, the guest resumed, the watch goes on" \
+	sh -c "[ '$(field status)' = refused ] && [ '$(field state_after)' = running ] &&
+		kill -0 $wpid && kill -0 $qpid && [ \"\$1\" = \"\$2\" ]" - "$(field error)" \
+	"Failed to create file '$t/no-such-dir/dom.img': No such file or directory"
+iohelper=/usr/lib/libvirt/libvirt_iohelper
+if [ -x $iohelper ]; then
+	echo "save $t/dom.img" >&3
+	wait_line '"event":"save"' 2 "$t/save.out"
+	line=$(grep '"event":"save"' "$t/save.out" | tail -n 1)
+	echo "  watch: $line"
+	magic=$(head -c 16 "$t/dom.img" 2>/dev/null | tr -dc 'A-Za-z')
+	after=$(field state_after)
+	check lv-save "libvirt saved the domain: save line $(field status), $(wc -c <"$t/dom.img" 2>/dev/null || echo 0) bytes with libvirt's header ($magic), state after '$after'" \
+		sh -c "[ '$(field status)' = ok ] && [ '$magic' = LibvirtQemudSave ] &&
+			{ [ '$after' = gone ] || [ '$after' = shutoff ]; }"
+	# the saved domain stopped: the watch ends by itself (status 1: the refused save)
+	exec 3>&-
+	n=0
+	while kill -0 $wpid 2>/dev/null && [ $n -lt 300 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	wait $wpid
+	wrc=$?
+	wpid=
+	check lv-save-stopped "a completed save ends the domain (stopped, detail 4: saved), its QEMU, and the watch (status 1 after the refused save; got $wrc)" \
+		sh -c "grep -q '\"lifecycle\":\"stopped\",\"detail\":4,' '$t/save.out' && [ $wrc -eq 1 ] && ! kill -0 $qpid 2>/dev/null"
+else
+	skip lv-save "no $iohelper (libvirt-daemon): libvirt's QEMU driver writes a save through it"
+	echo quit >&3
+	exec 3>&-
+	wait $wpid
+	wpid=
+fi
+sed 's/^/  watch: /' "$t/save.out"
+sed 's/^/  watch(stderr): /' "$t/save.err" | grep -v ' info : \| warning : '
 
 expect lv-no-domain 1 'no domain nosuch' "$tool" --connect "$uri" --domain nosuch --debugfs "$t/debugfs" 0x100000
 expect lv-bad-uri 1 'cannot connect to libvirt at bogus:///x' \

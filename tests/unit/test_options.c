@@ -254,7 +254,7 @@ UNIT_TEST(hwpoison_guest_options, "hwpoison-guest's options table")
 	static const char *const names[] = {
 		"usage: hwpoison-guest [--memmap FILE] [--debugfs DIR] [--wait-present SECONDS] "
 		"[--corrupt-va] PID GPA\n",
-		"(the watch reads 'poison GPA' and 'quit' on stdin)\n",
+		"(the watch reads 'poison GPA', 'save FILE' and 'quit' on stdin)\n",
 		"--memmap FILE", "--debugfs DIR", "--wait-present SECONDS", "--corrupt-va",
 		"--soak N", "--log VMM_REPORT", "--qmp SOCKET", "--connect URI", "--domain NAME",
 		"--watch", "--start XML", "--help",
