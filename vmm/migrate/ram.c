@@ -19,11 +19,43 @@
 #define KIND_MASK	0xfffULL
 #define SECTION_CAP	(RAM_SECTION_PAGES * (PAGE + 8) + CHUNK_PAGES * (PAGE + 8))
 
+/*
+ * A new pipe holding a chunk: a write() of CHUNK_PAGES pages must never
+ * block on a full pipe with nobody reading (a user over
+ * pipe-user-pages-soft gets a 2-page pipe; then chunks are that small).
+ */
+static int pipe_open(struct ram_writer *w)
+{
+	int size;
+
+	if (pipe2(w->pipe, O_CLOEXEC)) {
+		w->pipe[0] = w->pipe[1] = -1;
+		return -1;
+	}
+	size = fcntl(w->pipe[1], F_GETPIPE_SZ);
+	if (size < (int)(CHUNK_PAGES * PAGE))
+		size = fcntl(w->pipe[1], F_SETPIPE_SZ, CHUNK_PAGES * PAGE);
+	if (size < (int)(CHUNK_PAGES * PAGE))
+		size = fcntl(w->pipe[1], F_GETPIPE_SZ);
+	w->chunk_pages = size >= (int)(CHUNK_PAGES * PAGE) ? CHUNK_PAGES :
+			 size >= (int)PAGE ? (unsigned int)(size / PAGE) : 1;
+	return 0;
+}
+
+static void pipe_close(struct ram_writer *w)
+{
+	if (w->pipe[0] >= 0)
+		close(w->pipe[0]);
+	if (w->pipe[1] >= 0)
+		close(w->pipe[1]);
+	w->pipe[0] = w->pipe[1] = -1;
+}
+
 int ram_writer_init(struct ram_writer *w, struct stream *s, const struct poison_list *known)
 {
 	*w = (struct ram_writer) { .s = s, .known = known, .pipe = { -1, -1 } };
 	w->buf = malloc(SECTION_CAP);
-	if (!w->buf || pipe2(w->pipe, O_CLOEXEC)) {
+	if (!w->buf || pipe_open(w)) {
 		pr_errno("setting up the RAM copy");
 		free(w->buf);
 		return -1;
@@ -34,13 +66,9 @@ int ram_writer_init(struct ram_writer *w, struct stream *s, const struct poison_
 void ram_writer_free(struct ram_writer *w)
 {
 	free(w->buf);
-	if (w->pipe[0] >= 0)
-		close(w->pipe[0]);
-	if (w->pipe[1] >= 0)
-		close(w->pipe[1]);
+	pipe_close(w);
 	poison_list_free(&w->unreadable);
 	w->buf = NULL;
-	w->pipe[0] = w->pipe[1] = -1;
 }
 
 int ram_writer_flush(struct ram_writer *w)
@@ -48,6 +76,11 @@ int ram_writer_flush(struct ram_writer *w)
 	int r = w->len ? stream_put(w->s, STREAM_RAM, w->buf, w->len) : 0;
 
 	w->len = 0;
+	/* the caller's work between sections (a migration's monitor), and its say to stop */
+	if (!r && w->tick && w->tick(w->tick_arg)) {
+		pr_err("the RAM copy was stopped");
+		r = -1;
+	}
 	return r;
 }
 
@@ -85,7 +118,10 @@ static void put_read_page(struct ram_writer *w, uint64_t gpa, const uint8_t *dat
 
 /*
  * n pages at hva through the pipe into dst: how many whole pages came
- * before the kernel refused one (n: all). The pipe is left empty.
+ * before the kernel refused one (n: all). After a refusal the pipe is made
+ * anew: a pipe_write() that faults may leave an empty slot in the ring
+ * (6.1's fs/pipe.c), which a read of the bytes that came never frees, and
+ * a later full chunk would block in write() with nobody reading.
  */
 static unsigned int read_through_kernel(struct ram_writer *w, const uint8_t *hva, uint8_t *dst,
 					unsigned int n)
@@ -95,17 +131,22 @@ static unsigned int read_through_kernel(struct ram_writer *w, const uint8_t *hva
 	do
 		wrote = write(w->pipe[1], hva, n * PAGE);
 	while (wrote < 0 && errno == EINTR);
-	if (wrote <= 0)
-		return 0;
-	while (got < wrote) {
+	while (wrote > 0 && got < wrote) {
 		r = read(w->pipe[0], dst + got, wrote - got);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
-			return 0;
+			break;
 		got += r;
 	}
-	return wrote / PAGE;
+	if (wrote == (ssize_t)(n * PAGE) && got == wrote)
+		return n;
+	pipe_close(w);
+	if (pipe_open(w)) {
+		pr_errno("the RAM copy's pipe");
+		return 0;
+	}
+	return got > 0 ? got / PAGE : 0;
 }
 
 /*
@@ -136,10 +177,14 @@ static int send_chunk(struct ram_writer *w, const struct vm *vm, uint64_t gpa, u
 	}
 	w->c.chunks_split++;
 	for (i = 0; i < n; i++) {
+		if (w->pipe[1] < 0)	/* no new pipe: no page can be told readable or not */
+			return -1;
 		if (read_through_kernel(w, hva + i * PAGE, page, 1) == 1) {
 			put_read_page(w, gpa + i * PAGE, page);
 			continue;
 		}
+		if (w->pipe[1] < 0)
+			return -1;
 		put_record(w, gpa + i * PAGE, RAM_PAGE_UNREADABLE);
 		if (poison_list_add(&w->unreadable, gpa + i * PAGE, PAGE) < 0)
 			return -1;
@@ -163,7 +208,7 @@ int ram_send_range(struct ram_writer *w, const struct vm *vm, uint64_t gpa, uint
 			continue;
 		}
 		/* a chunk of pages none of which is known poisoned */
-		while (n < CHUNK_PAGES && gpa + n * PAGE < end &&
+		while (n < w->chunk_pages && gpa + n * PAGE < end &&
 		       !poison_list_contains(w->known, gpa + n * PAGE))
 			n++;
 		if (send_chunk(w, vm, gpa, n))

@@ -42,7 +42,14 @@ struct ram_writer {
 	uint8_t *buf;
 	uint32_t len;
 	int pipe[2];
+	unsigned int chunk_pages;	/* pages a write() into the pipe takes at most */
 	struct ram_counts c;
+	/*
+	 * Called after each section (about 1 MiB) when set: the caller's
+	 * work meanwhile; nonzero stops the copy (ram_writer_flush() fails).
+	 */
+	int (*tick)(void *arg);
+	void *tick_arg;
 	/* pages found unreadable, for the caller's report (sorted, unique) */
 	struct poison_list unreadable;
 };
