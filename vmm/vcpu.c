@@ -327,6 +327,28 @@ void *vcpu_thread(void *arg)
 			break;
 		}
 		if (vm->pause) {
+			/*
+			 * KVM completes an I/O, MMIO or MSR exit only at the
+			 * next KVM_RUN (RIP is not yet past an OUT): enter once
+			 * with immediate_exit so that the saved state is whole,
+			 * as the API asks before a migration (QEMU does the same).
+			 */
+			v->run->immediate_exit = 1;
+			/* a string I/O may take more than one trip: until KVM says EINTR */
+			for (;;) {
+				int r;
+
+				v->sig->in_kvm_run = 1;
+				r = ioctl(v->fd, KVM_RUN, 0);
+				v->sig->in_kvm_run = 0;
+				if (r != 0 || v->state != VCPU_RUNNING)
+					break;
+				if (handle_exit(v) < 0)
+					v->state = VCPU_FAILED;
+			}
+			v->run->immediate_exit = 0;
+			if (v->state != VCPU_RUNNING)
+				break;
 			/* a snapshot or a migration reads the vCPU's state meanwhile */
 			vm_pause_point(v);
 			continue;
