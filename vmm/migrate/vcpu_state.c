@@ -30,6 +30,7 @@
 
 /* KVM's MSR list plus the MCE banks': far below this */
 #define MSRS_MAX	1024
+#define MSR_IA32_TSC_DEADLINE	0x6e0
 
 static void put_piece(struct device_stream *out, uint32_t tag, const void *p, uint32_t len)
 {
@@ -167,6 +168,25 @@ static int read_msrs(const struct vcpu *v, struct kvm_msrs *m)
 	return 0;
 }
 
+/* Take index out of m (its value, *found), keeping the rest in order. */
+static uint64_t take_msr(struct kvm_msrs *m, uint32_t index, int *found)
+{
+	uint64_t data = 0;
+	unsigned int i, j = 0;
+
+	*found = 0;
+	for (i = 0; i < m->nmsrs; i++) {
+		if (m->entries[i].index == index) {
+			data = m->entries[i].data;
+			*found = 1;
+			continue;
+		}
+		m->entries[j++] = m->entries[i];
+	}
+	m->nmsrs = j;
+	return data;
+}
+
 /*
  * KVM_SET_MSRS stops at the first MSR it refuses. One whose value this
  * vCPU already has is not lost (KVM refuses a write of 0 to
@@ -291,6 +311,8 @@ int vcpu_state_restore(struct vcpu *v, struct device_stream *in)
 	struct kvm_vcpu_events events;
 	struct kvm_debugregs dbg;
 	struct smca_saved smca;
+	uint64_t tsc_deadline = 0;
+	int has_deadline = 0;
 	const void *p;
 	uint32_t n;
 	void *buf;
@@ -345,6 +367,7 @@ int vcpu_state_restore(struct vcpu *v, struct device_stream *in)
 		if (!buf)
 			return -1;
 		memcpy(buf, p, n);
+		tsc_deadline = take_msr(buf, MSR_IA32_TSC_DEADLINE, &has_deadline);
 		r = write_msrs(v, buf);
 		free(buf);
 		if (r)
@@ -369,6 +392,13 @@ int vcpu_state_restore(struct vcpu *v, struct device_stream *in)
 	/* take every field the stream has, as QEMU does */
 	events.flags |= KVM_VCPUEVENT_VALID_NMI_PENDING | KVM_VCPUEVENT_VALID_SIPI_VECTOR |
 			KVM_VCPUEVENT_VALID_SHADOW | KVM_VCPUEVENT_VALID_SMM;
+	/*
+	 * The TSC deadline after the local APIC: KVM drops the write unless
+	 * LVTT is already in deadline mode, and KVM_SET_LAPIC would leave the
+	 * timer unarmed (QEMU's kvm_put_tscdeadline_msr() does the same).
+	 */
+	if (has_deadline && vcpu_set_msr(v->fd, v->id, MSR_IA32_TSC_DEADLINE, tsc_deadline))
+		return -1;
 	if (vcpu_ioctl(v, KVM_SET_VCPU_EVENTS, &events) < 0 ||
 	    vcpu_ioctl(v, KVM_SET_DEBUGREGS, &dbg) < 0)
 		return -1;
