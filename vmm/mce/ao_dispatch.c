@@ -130,6 +130,29 @@ void mce_delivery_action_optional(struct vm *vm, const struct sigbus_event *ev)
 	pthread_mutex_unlock(&vm->poison->lock);
 }
 
+void mce_delivery_owed_ao(struct vm *vm, uint64_t gpa)
+{
+	const struct memslot *s = memslot_find_gpa(&vm->mem, gpa);
+	struct sigbus_event ev = { .code = BUS_MCEERR_AO, .lsb = 12, .t_ns = monotonic_ns() };
+	struct pending_mce q;
+
+	/*
+	 * The 4 KiB page alone, never a salvage: this VM's memory there is
+	 * healthy (a salvage would find nothing bad and tell nothing).
+	 */
+	if (!s)
+		return;
+	ev.addr = (uintptr_t)s->hva + (gpa - s->gpa);
+	if (mce_event_prepare_page(&vm->mem, vm->mce_style, s, &ev, gpa, &q) < 0)
+		return;
+	if (guest_poison_add(&vm->poisoned, q.ext.gpa, q.ext.len) == 0) {
+		mce_event_report(MCE_EVENT_NO_VCPU, &q, "ignore", "page already known to be poisoned");
+		return;
+	}
+	q.t_queued = monotonic_ns();
+	queue_on_running_vcpu(vm, &q, NULL);
+}
+
 int mce_delivery_kick_if_queued(struct vcpu *v)
 {
 	int more = __atomic_load_n(&v->vm->poison->spreads_active, __ATOMIC_ACQUIRE);

@@ -101,6 +101,13 @@ int mce_delivery_run_pending(struct vcpu *v);
  * a running vCPU, or report that none could take it.
  */
 void mce_delivery_action_optional(struct vm *vm, const struct sigbus_event *ev);
+/*
+ * After a restore: an AO the source owed the guest for the 4 KiB page at
+ * gpa (heard there but not told, or poisoned without a marker here), queued
+ * as the kernel's would have been; never a salvage of this VM's healthy
+ * memory.
+ */
+void mce_delivery_owed_ao(struct vm *vm, uint64_t gpa);
 
 /*
  * On the vCPU thread, as it leaves its loop, after vcpu_thread_close() (it

@@ -53,6 +53,12 @@ static int drop_contents(const struct memslot *s, uint64_t gpa, uint64_t len)
 	return madvise(hva, len, MADV_DONTNEED);
 }
 
+/*
+ * Register the unit, then empty and mark it. The check that this memory
+ * takes UFFDIO_POISON comes before anything is emptied; a failure after
+ * the registration unregisters (nothing reads this userfaultfd: a missing
+ * page left registered would hang the next touch of it).
+ */
 static int mark_unit(const struct memslot *s, uint64_t gpa, uint64_t len, char *why, size_t n)
 {
 	struct uffdio_register reg = {
@@ -60,11 +66,8 @@ static int mark_unit(const struct memslot *s, uint64_t gpa, uint64_t len, char *
 		.mode = UFFDIO_REGISTER_MODE_MISSING,
 	};
 	struct uffdio_poison poison = { .range = reg.range };
+	struct uffdio_range range = reg.range;
 
-	if (drop_contents(s, gpa, len)) {
-		snprintf(why, n, "emptying GPA %#llx: %s", (unsigned long long)gpa, strerror(errno));
-		return -1;
-	}
 	if (ioctl(uffd, UFFDIO_REGISTER, &reg)) {
 		snprintf(why, n, "UFFDIO_REGISTER of GPA %#llx (%s): %s", (unsigned long long)gpa,
 			 memslot_backing_name(s->backing), strerror(errno));
@@ -73,19 +76,27 @@ static int mark_unit(const struct memslot *s, uint64_t gpa, uint64_t len, char *
 	if (!(reg.ioctls & (1ULL << _UFFDIO_POISON))) {
 		snprintf(why, n, "UFFDIO_POISON is not offered for %s memory",
 			 memslot_backing_name(s->backing));
-		return -1;
+		goto unregister;
 	}
+	if (drop_contents(s, gpa, len)) {
+		snprintf(why, n, "emptying GPA %#llx: %s", (unsigned long long)gpa, strerror(errno));
+		goto unregister;
+	}
+	errno = 0;
 	if (ioctl(uffd, UFFDIO_POISON, &poison) || poison.updated != (int64_t)len) {
 		snprintf(why, n, "UFFDIO_POISON of GPA %#llx: %s", (unsigned long long)gpa,
 			 errno ? strerror(errno) : "not all of it");
-		return -1;
+		goto unregister;
 	}
 	return 0;
+unregister:
+	ioctl(uffd, UFFDIO_UNREGISTER, &range);
+	return -1;
 }
 
 int poison_keep(struct vm *vm, const struct poison_list *pages, struct poison_keep_result *out)
 {
-	unsigned int i = 0;
+	unsigned int i = 0, j;
 
 	*out = (struct poison_keep_result) { .how = pages->count ? "uffd_poison" : "none" };
 	if (pages->count && uffd_open(out->why, sizeof(out->why)))
@@ -94,7 +105,7 @@ int poison_keep(struct vm *vm, const struct poison_list *pages, struct poison_ke
 		uint64_t gpa = pages->gpas[i];
 		const struct memslot *s = memslot_find_gpa(&vm->mem, gpa);
 		uint64_t unit, start;
-		unsigned int j, in_unit = 0;
+		unsigned int first = i, in_unit = 0;
 
 		if (!s) {
 			pr_err("a poisoned page at GPA %#llx is outside this VM's RAM",
@@ -109,17 +120,20 @@ int poison_keep(struct vm *vm, const struct poison_list *pages, struct poison_ke
 		if (in_unit < unit / GUEST_PAGE_SIZE) {
 			/* a hugetlb page with good subpages: a marker would lose them */
 			out->partial_huge++;
-			continue;
-		}
-		if (strcmp(out->how, "uffd_poison"))
-			continue;
-		errno = 0;
-		if (mark_unit(s, start, unit, out->why, sizeof(out->why))) {
+		} else if (!strcmp(out->how, "uffd_poison")) {
+			if (!mark_unit(s, start, unit, out->why, sizeof(out->why))) {
+				out->units++;
+				out->pages += in_unit;
+				continue;
+			}
 			out->how = "list_only";
-			continue;
 		}
-		out->units++;
-		out->pages += in_unit;
+		/* no marker: zero it (the source's bytes never came), the caller tells the guest */
+		for (j = first; j < i; j++) {
+			memset(s->hva + (pages->gpas[j] - s->gpa), 0, GUEST_PAGE_SIZE);
+			if (poison_list_add(&out->unmarked, pages->gpas[j], GUEST_PAGE_SIZE) < 0)
+				return -1;
+		}
 	}
 	return 0;
 }

@@ -7,10 +7,11 @@
  * SIGBUS BUS_MCEERR_AR, which becomes the guest's machine check. The marker
  * takes no physical page. A hugetlb page goes whole, as it was lost whole.
  *
- * Where the kernel lacks UFFDIO_POISON (or userfaultfd), the page is left
- * zeroed and only the VMM's list keeps it: said in the restore's report
- * ("poison_kept":"list_only" and why). A guest that was told of the page
- * never touches it; one that was not would read zeros.
+ * Where the kernel lacks UFFDIO_POISON (or userfaultfd), or a hugetlb page
+ * lost only some subpages, the page is zeroed and only the VMM's list keeps
+ * it: said in the restore's report ("poison_kept":"list_only" and why), and
+ * the guest, unless it was told at the source, is told at once (an AO): it
+ * must not find zeros where its data was without a machine check.
  */
 #ifndef HWLAB_MIGRATE_POISON_KEEP_H
 #define HWLAB_MIGRATE_POISON_KEEP_H
@@ -25,9 +26,14 @@ struct poison_keep_result {
 	unsigned int units;		/* extents marked (a hugetlb page is one) */
 	unsigned int pages;		/* 4 KiB pages they hold */
 	unsigned int partial_huge;	/* hugetlb pages with only some subpages poisoned */
+	/* pages left without a marker, zeroed: the caller frees (poison_list_free()) */
+	struct poison_list unmarked;
 };
 
-/* Mark every page of pages (sorted). 0 (also for the fallback), or -1 after a message. */
+/*
+ * Mark every page of pages (sorted); those left unmarked into out->unmarked.
+ * 0 (also for the fallback), or -1 after a message.
+ */
 int poison_keep(struct vm *vm, const struct poison_list *pages, struct poison_keep_result *out);
 
 #endif

@@ -21,7 +21,6 @@
 #include "hwlab_abi.h"
 #include "log.h"
 #include "mce/mce_delivery.h"
-#include "mce/sigbus.h"
 #include "migrate/stream.h"
 #include "migrate/vcpu_state.h"
 
@@ -242,7 +241,8 @@ static int restore_poison(struct vm *vm, const uint8_t *p, uint32_t len, struct 
 		}
 		if (e & POISON_TOLD) {
 			if (guest_poison_add(&vm->poisoned, gpa, GUEST_PAGE_SIZE) < 0 ||
-			    mce_delivery_mark_told(vm, gpa, GUEST_PAGE_SIZE))
+			    mce_delivery_mark_told(vm, gpa, GUEST_PAGE_SIZE) ||
+			    poison_list_add(&r->told, gpa, GUEST_PAGE_SIZE) < 0)
 				return -1;
 			r->poisoned_told++;
 		} else if (poison_list_add(&r->to_tell, gpa, GUEST_PAGE_SIZE) < 0) {
@@ -258,7 +258,8 @@ int snapshot_restore_state(struct vm *vm, struct stream *s, struct restore_resul
 	struct ram_reader rr = { 0 };
 	enum stream_section type;
 	unsigned int vcpus = 0, i;
-	int seen_config = 0, seen_poison = 0, ret = -1;
+	int seen_config = 0, seen_poison = 0, seen_vm = 0, seen_devices = 0, seen_ram = 0;
+	int ret = -1;
 	uint8_t *buf = section_buf();
 	const char *diff;
 	uint32_t len;
@@ -305,6 +306,7 @@ int snapshot_restore_state(struct vm *vm, struct stream *s, struct restore_resul
 			clock.flags = 0;
 			if (kvm_ioctl(vm->vm_fd, KVM_SET_CLOCK, &clock) < 0)
 				goto done;
+			seen_vm = 1;
 			break;
 		}
 		case STREAM_DEVICES: {
@@ -312,6 +314,7 @@ int snapshot_restore_state(struct vm *vm, struct stream *s, struct restore_resul
 
 			if (device_bus_restore(&vm->devices, &in))
 				goto done;
+			seen_devices = 1;
 			break;
 		}
 		case STREAM_VCPU: {
@@ -341,30 +344,40 @@ int snapshot_restore_state(struct vm *vm, struct stream *s, struct restore_resul
 		case STREAM_RAM:
 			if (ram_apply_section(&rr, vm, buf, len))
 				goto done;
+			seen_ram = 1;
 			break;
 		default:
 			pr_err("%s: section %u has an unknown type %u", s->name, s->sections, type);
 			goto done;
 		}
 	}
-	if (vcpus != vm->opt->nr_vcpus || !seen_poison) {
-		pr_err("%s: the stream has %u of %u vCPUs%s", s->name, vcpus, vm->opt->nr_vcpus,
-		       seen_poison ? "" : " and no poison section");
+	if (vcpus != vm->opt->nr_vcpus || !seen_poison || !seen_vm || !seen_devices || !seen_ram) {
+		pr_err("%s: the stream lacks part of the guest: %u of %u vCPUs, %s poison, vm, "
+		       "devices and RAM sections", s->name, vcpus, vm->opt->nr_vcpus,
+		       seen_poison && seen_vm && seen_devices && seen_ram ? "all of the" :
+									  "not all of the");
 		goto done;
 	}
-	/* what came unreadable (poisoned during the copy) is poisoned here too */
+	if (poison_keep(vm, &rr.poisoned, &r->keep))
+		goto done;
+	/* a page left without a marker reads zeros: the guest must hear of it, unless it did */
+	for (i = 0; i < r->keep.unmarked.count; i++)
+		if (!poison_list_contains(&r->told, r->keep.unmarked.gpas[i]) &&
+		    poison_list_add(&r->to_tell, r->keep.unmarked.gpas[i], GUEST_PAGE_SIZE) < 0)
+			goto done;
+	/* the rest that came poisoned or unreadable is on this VM's list (a reset remaps it) */
 	for (i = 0; i < rr.poisoned.count; i++)
 		if (!poison_list_contains(&r->to_tell, rr.poisoned.gpas[i]) &&
 		    guest_poison_add(&vm->poisoned, rr.poisoned.gpas[i], GUEST_PAGE_SIZE) < 0)
 			goto done;
-	if (poison_keep(vm, &rr.poisoned, &r->keep))
-		goto done;
 	ret = 0;
 done:
 	r->ram = rr.c;
 	r->bytes = s->wire_bytes;
 	r->sections = s->sections;
 	poison_list_free(&rr.poisoned);
+	poison_list_free(&r->told);
+	poison_list_free(&r->keep.unmarked);
 	free(buf);
 	return ret;
 }
@@ -373,16 +386,8 @@ void snapshot_tell_owed(struct vm *vm, struct restore_result *r)
 {
 	unsigned int i;
 
-	/* as the kernel's AO would have come: the monitor's path, deduped and queued */
-	for (i = 0; i < r->to_tell.count; i++) {
-		struct sigbus_event ev = {
-			.code = BUS_MCEERR_AO, .lsb = 12, .t_ns = monotonic_ns(),
-			.addr = (uintptr_t)memslot_gpa_to_hva(&vm->mem, r->to_tell.gpas[i],
-							      GUEST_PAGE_SIZE),
-		};
-
-		mce_delivery_action_optional(vm, &ev);
-	}
+	for (i = 0; i < r->to_tell.count; i++)
+		mce_delivery_owed_ao(vm, r->to_tell.gpas[i]);
 	poison_list_free(&r->to_tell);
 }
 

@@ -48,8 +48,12 @@ struct restore_result {
 	uint64_t bytes;
 	unsigned int sections;
 	unsigned int poisoned_told;	/* the guest knew of these at the source */
-	/* pages the source had heard of but not yet told: told here as AOs */
+	/*
+	 * Pages the guest is owed an AO for here: heard at the source but not
+	 * yet told, or left without a marker (zeroed) and not told
+	 */
 	struct poison_list to_tell;
+	struct poison_list told;	/* the restore's own: told at the source */
 	struct poison_keep_result keep;
 };
 
