@@ -267,7 +267,8 @@ static int monitor(struct vm *vm, int ao_fd)
 			if (vm->opt->snapshot_path) {
 				drain_sigbus_events(vm, 0);
 				snapshot_take(vm, vm->opt->snapshot_path);
-			} else if (migration_send(vm, vm->opt->migrate_to, drain_events) == 1) {
+			} else if (migration_send(vm, vm->opt->migrate_to, drain_events,
+						  stop_requested) == 1) {
 				migrated = 1;
 				vm_stop(vm, 0);
 			}
@@ -361,7 +362,7 @@ static int receive_incoming(struct vm *vm, struct restore_result *r)
 			pr_errno("--incoming: accepting the source");
 		return -1;
 	}
-	ret = migration_receive(vm, conn, to, r);
+	ret = migration_receive(vm, conn, to, r, stop_requested);
 	close(conn);
 	return ret;
 }

@@ -42,6 +42,8 @@ static int parse_address(const char *to, struct sockaddr_un *addr)
 
 struct send_state {
 	struct vm *vm;
+	void (*between_rounds)(struct vm *vm);
+	int (*stopped)(void);
 	struct stream s;
 	struct dirty_log dirty;
 	struct ram_counts ram;
@@ -125,6 +127,15 @@ static int fill_poisoned(struct send_state *st, struct ram_writer *w)
 	return ram_writer_flush(w);
 }
 
+/* After each RAM section: the monitor's work, and whether to stop. */
+static int tick(void *arg)
+{
+	struct send_state *st = arg;
+
+	st->between_rounds(st->vm);
+	return st->stopped();
+}
+
 /*
  * One pass of RAM records through a writer that knows the poison list as
  * it is now (an AO may have added to it since the last pass); its counts
@@ -140,6 +151,8 @@ static int send_pass(struct send_state *st, fill_fn fill)
 	if (guest_poison_copy(&st->vm->poisoned, &known))
 		return -1;
 	if (!ram_writer_init(&w, &st->s, &known)) {
+		w.tick = tick;
+		w.tick_arg = st;
 		r = fill(st, &w) || keep_unreadable(st, &w) ? -1 : 0;
 		for (k = 0; k < RAM_PAGE_KINDS; k++)
 			st->ram.pages[k] += w.c.pages[k];
@@ -185,7 +198,8 @@ static void report_migrate(const struct send_state *st, const char *status, cons
 	       ms->poisoned_heard, ms->poisoned_told, total_ns / 1e6, down_ns / 1e6);
 }
 
-int migration_send(struct vm *vm, const char *to, void (*between_rounds)(struct vm *vm))
+int migration_send(struct vm *vm, const char *to, void (*between_rounds)(struct vm *vm),
+		   int (*stopped)(void))
 {
 	static struct send_state st;
 	struct snapshot_stats ms = { 0 };
@@ -199,6 +213,8 @@ int migration_send(struct vm *vm, const char *to, void (*between_rounds)(struct 
 	poison_list_free(&st.unreadable);
 	memset(&st, 0, sizeof(st));
 	st.vm = vm;
+	st.between_rounds = between_rounds;
+	st.stopped = stopped;
 	st.boot_count = vm->boot_count;
 	if (parse_address(to, &addr))
 		return 0;
@@ -208,15 +224,17 @@ int migration_send(struct vm *vm, const char *to, void (*between_rounds)(struct 
 		why = "cannot connect to the destination";
 		goto fail;
 	}
-	if (stream_out_open(&st.s, fd, "the migration socket") || snapshot_put_config(vm, &st.s)) {
+	if (stream_out_open(&st.s, fd, "the migration socket") ||
+	    stream_on_socket(&st.s, stopped) || snapshot_put_config(vm, &st.s)) {
 		why = "the destination went away";
 		goto fail;
 	}
+	/* (a start that fails part-way is undone by the stop) */
+	logging = 1;
 	if (dirty_log_start(vm, &st.dirty)) {
 		why = "KVM's dirty log";
 		goto fail;
 	}
-	logging = 1;
 	if (vm->opt->migrate_mib_s)
 		stream_set_rate(&st.s, (uint64_t)vm->opt->migrate_mib_s << 20);
 	/* round 0: all of RAM, the guest running; the log from here on */
@@ -229,6 +247,10 @@ int migration_send(struct vm *vm, const char *to, void (*between_rounds)(struct 
 	report_round(&st, "all", -1, &before);
 	for (st.rounds = 1;; st.rounds++) {
 		between_rounds(vm);
+		if (stopped()) {
+			why = "the VMM was asked to stop";
+			goto fail;
+		}
 		st.last_dirty = dirty_log_fetch(vm, &st.dirty);
 		if (st.last_dirty < 0) {
 			why = "KVM's dirty log";
@@ -277,6 +299,12 @@ int migration_send(struct vm *vm, const char *to, void (*between_rounds)(struct 
 			    "no answer from the destination";
 		goto fail;
 	}
+	/* the hand-over: from here the destination runs the guest, this VMM never again */
+	if (write(fd, &(char){ MIGRATE_GO }, 1) != 1) {
+		pr_errno("--migrate-to: handing over to the destination");
+		why = "the hand-over failed: the destination does not run the guest";
+		goto fail;
+	}
 	report_migrate(&st, "ok", "the destination runs the guest", monotonic_ns() - t0,
 		       monotonic_ns() - t_pause, &ms);
 	ret = 1;
@@ -284,6 +312,9 @@ int migration_send(struct vm *vm, const char *to, void (*between_rounds)(struct 
 fail:
 	report_migrate(&st, "fail", why, monotonic_ns() - t0, 0, &ms);
 out:
+	/* before the guest runs here again: a late 'K' must find no 'G', and no socket */
+	if (fd >= 0 && ret != 1)
+		shutdown(fd, SHUT_RDWR);
 	if (logging && ret != 1)
 		dirty_log_stop(vm, &st.dirty);
 	if (paused && ret != 1)
@@ -318,19 +349,25 @@ void migration_unlink(const char *to)
 		unlink(to + 5);
 }
 
-int migration_receive(struct vm *vm, int conn, const char *to, struct restore_result *r)
+int migration_receive(struct vm *vm, int conn, const char *to, struct restore_result *r,
+		      int (*stopped)(void))
 {
 	uint64_t t0 = monotonic_ns();
-	char qto[512], ack;
+	char qto[512], ack, go = 0;
 	struct stream s;
 	int ret;
 
 	json_escape(qto, sizeof(qto), to);
-	ret = stream_in_open(&s, conn, "the migration socket") ||
+	ret = stream_in_open(&s, conn, "the migration socket") || stream_on_socket(&s, stopped) ||
 	      snapshot_restore_state(vm, &s, r) ? -1 : 0;
 	ack = ret ? MIGRATE_ACK_REFUSED : MIGRATE_ACK_OK;
 	if (write(conn, &ack, 1) != 1 && !ret) {
 		pr_errno("--incoming: answering the source");
+		ret = -1;
+	}
+	/* the guest runs here only once the source has stopped it for good */
+	if (!ret && (read(conn, &go, 1) != 1 || go != MIGRATE_GO)) {
+		pr_err("--incoming: the source did not hand the guest over (it runs it on)");
 		ret = -1;
 	}
 	if (ret) {

@@ -2,7 +2,9 @@
 #include "migrate/stream.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,14 +32,12 @@ struct stream_end {
 };
 
 static uint32_t crc_table[256];
+static pthread_once_t crc_table_once = PTHREAD_ONCE_INIT;
 
-/* The table once; two threads that build it at once write the same values. */
-static void crc_table_build(void)
+static void crc_table_fill(void)
 {
 	uint32_t i, j, c;
 
-	if (crc_table[1])
-		return;
 	for (i = 0; i < 256; i++) {
 		c = i;
 		for (j = 0; j < 8; j++)
@@ -50,7 +50,7 @@ uint32_t stream_crc32c(uint32_t crc, const void *p, size_t n)
 {
 	const uint8_t *b = p;
 
-	crc_table_build();
+	pthread_once(&crc_table_once, crc_table_fill);
 	crc = ~crc;
 	while (n--)
 		crc = crc_table[(crc ^ *b++) & 0xff] ^ (crc >> 8);
@@ -110,6 +110,38 @@ static void keep_rate(struct stream *s)
 	nanosleep(&ts, NULL);
 }
 
+int stream_on_socket(struct stream *s, int (*stopped)(void))
+{
+	struct timeval tv = { .tv_sec = STREAM_IO_TIMEOUT_S };
+
+	s->stopped = stopped;
+	if (setsockopt(s->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(s->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv))) {
+		pr_errno("the migration socket's timeouts");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A read or write that did not move: retry after a signal unless the VMM
+ * is asked to stop; a socket's timeout is the peer stalled. 1 to retry, or
+ * 0 after a message.
+ */
+static int retry(struct stream *s, const char *what)
+{
+	if (errno == EINTR && !(s->stopped && s->stopped()))
+		return 1;
+	if (errno == EINTR)
+		pr_err("%s the state stream on %s: stopped", what, s->name);
+	else if (errno == EAGAIN || errno == EWOULDBLOCK)
+		pr_err("%s the state stream on %s: nothing moved for %d s (the peer stalled)", what,
+		       s->name, STREAM_IO_TIMEOUT_S);
+	else
+		pr_errno("%s the state stream on %s", what, s->name);
+	return 0;
+}
+
 static int write_all(struct stream *s, const void *p, size_t n)
 {
 	const uint8_t *b = p;
@@ -117,10 +149,12 @@ static int write_all(struct stream *s, const void *p, size_t n)
 	while (n) {
 		ssize_t w = write(s->fd, b, n);
 
-		if (w < 0 && errno == EINTR)
+		if (w < 0 && retry(s, "writing"))
 			continue;
-		if (w <= 0) {
-			pr_errno("writing the state stream to %s", s->name);
+		if (w < 0)
+			return -1;
+		if (w == 0) {
+			pr_err("writing the state stream to %s: no byte taken", s->name);
 			return -1;
 		}
 		b += w;
@@ -140,12 +174,10 @@ static int read_all(struct stream *s, void *p, size_t n, size_t *got)
 	while (*got < n) {
 		ssize_t r = read(s->fd, b + *got, n - *got);
 
-		if (r < 0 && errno == EINTR)
+		if (r < 0 && retry(s, "reading"))
 			continue;
-		if (r < 0) {
-			pr_errno("reading the state stream from %s", s->name);
+		if (r < 0)
 			return -1;
-		}
 		if (r == 0)
 			return 0;
 		*got += r;

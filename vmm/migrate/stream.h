@@ -45,7 +45,18 @@ struct stream {
 	uint64_t max_rate;	/* bytes a second a writer keeps under; 0: no limit */
 	uint64_t t_start;	/* when the rate was set, and wire_bytes then */
 	uint64_t rate_base;
+	/*
+	 * A socket's: asked when a read or write is interrupted (a signal, or
+	 * the socket's STREAM_IO_TIMEOUT_S with nothing moving); nonzero ends
+	 * it with an error. NULL: a file, which does not stall.
+	 */
+	int (*stopped)(void);
 };
+
+/* A peer that moves no byte for this long is given up (SO_RCVTIMEO, SO_SNDTIMEO). */
+#define STREAM_IO_TIMEOUT_S	30
+/* Give a socket fd the timeouts, and s the stop question. 0, or -1 after a message. */
+int stream_on_socket(struct stream *s, int (*stopped)(void));
 
 /* A writer on fd: writes the header. 0, or -1 after a message. */
 int stream_out_open(struct stream *s, int fd, const char *name);
