@@ -28,7 +28,8 @@
 # packed as a chroot at /hwlab/peers/SUITE/ pruned to what runs: QEMU, the
 # firmware a pc machine booting -kernel loads, QEMU's TCG module where the
 # suite builds TCG as one (libvirt probes with accel=kvm:tcg), libvirt.so,
-# libvirt-qemu.so, the embedded QEMU driver and its CPU map, the libvirt
+# libvirt-qemu.so, the embedded QEMU driver and its CPU map, its
+# libvirt_iohelper (the file writer of a save), the libvirt
 # build of hwpoison-guest (built on bookworm's libvirt headers; the newer
 # libvirt.so.0 keeps its ABI), /etc/passwd and /etc/group, and the shared
 # libraries of all of these as the sysroot's own ld.so resolves them in the
@@ -198,6 +199,11 @@ pack_peer() {
 	fi
 	f=/usr/lib/x86_64-linux-gnu/libvirt/connection-driver/libvirt_driver_qemu.so
 	[ -e "$sr$f" ] || die "peer $suite: no libvirt QEMU driver in $sr (libvirt-daemon-driver-qemu)"
+	peer_elf "$sr$f" "$f"
+	# the driver's file writer for a save (virDomainSave pipes QEMU's
+	# stream through it; without it every save fails, a poisoned one too)
+	f=/usr/lib/libvirt/libvirt_iohelper
+	[ -x "$sr$f" ] || die "peer $suite: no $f in $sr (libvirt-daemon-common)"
 	peer_elf "$sr$f" "$f"
 	peer_elf "$(readlink -f "$sr/usr/lib/x86_64-linux-gnu/libvirt-qemu.so.0")" /usr/lib/x86_64-linux-gnu/libvirt-qemu.so.0
 	peer_elf "$libvirt_tool" /usr/bin/hwpoison-guest

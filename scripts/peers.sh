@@ -18,8 +18,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 dir=${1:?usage: $0 DIR [SUITE...]}
 shift
 [ $# -gt 0 ] || set -- trixie sid
-# what runs: QEMU, the embedded libvirt driver and the libvirt client library
-pkgs=(qemu-system-x86 libvirt-daemon-driver-qemu libvirt0)
+# what runs: QEMU, the embedded libvirt driver and the libvirt client
+# library, and libvirt_iohelper (libvirt-daemon-common), which writes a
+# save's file for the driver (virDomainSave: the watch's "save FILE")
+pkgs=(qemu-system-x86 libvirt-daemon-driver-qemu libvirt0 libvirt-daemon-common)
 prog=peers
 . "$here/suite-files.sh"
 for suite in "$@"; do
