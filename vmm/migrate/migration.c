@@ -371,8 +371,7 @@ int migration_receive(struct vm *vm, int conn, const char *to, struct restore_re
 		ret = -1;
 	}
 	if (ret) {
-		report("incoming", "\"status\":\"refused\",\"from\":\"%s\",\"reason\":\"see the VMM's "
-		       "error message; the guest was not started\"", qto);
+		snapshot_report_refused("incoming", qto);
 		return -1;
 	}
 	snapshot_report_restore("incoming", qto, r, monotonic_ns() - t0);

@@ -466,6 +466,12 @@ void snapshot_report_restore(const char *event, const char *from, const struct r
 	       r->keep.partial_huge, ns / 1e6);
 }
 
+void snapshot_report_refused(const char *event, const char *from)
+{
+	report(event, "\"status\":\"refused\",\"from\":\"%s\",\"reason\":\"see the VMM's error "
+	       "message; the guest was not started\"", from);
+}
+
 int snapshot_restore_file(struct vm *vm, const char *path, struct restore_result *r)
 {
 	uint64_t t0 = monotonic_ns();
@@ -485,8 +491,7 @@ int snapshot_restore_file(struct vm *vm, const char *path, struct restore_result
 	if (fd >= 0)
 		close(fd);
 	if (ret) {
-		report("restore", "\"status\":\"refused\",\"path\":\"%s\",\"reason\":\"see the VMM's "
-		       "error message; the guest was not started\"", qpath);
+		snapshot_report_refused("restore", qpath);
 		return -1;
 	}
 	snapshot_report_restore("restore", qpath, r, monotonic_ns() - t0);

@@ -76,6 +76,8 @@ int snapshot_take(struct vm *vm, const char *path);
 /* The restore's report line (event "restore" or "incoming"), from a path or a peer. */
 void snapshot_report_restore(const char *event, const char *from, const struct restore_result *r,
 			     uint64_t ns);
+/* A refused restore's line (the reason is in the VMM's error message). */
+void snapshot_report_refused(const char *event, const char *from);
 /* --restore FILE: open (no symlink), read, report "restore". 0, or -1 after a message. */
 int snapshot_restore_file(struct vm *vm, const char *path, struct restore_result *r);
 
