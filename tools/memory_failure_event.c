@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include "memory_failure_event.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -10,6 +9,8 @@
 #include <string.h>
 
 #include <libvirt/libvirt.h>
+
+#include "parse_num.h"
 
 const char *mf_recipient_name(int recipient)
 {
@@ -97,18 +98,17 @@ static const char *operand(const char *line, const char *word)
 
 static int parse_poison(const char *arg, struct watch_request *r)
 {
-	unsigned long long gpa;
-	char *end;
+	uint64_t gpa;
 
 	if (!*arg)
 		return bad(r, "poison needs a GPA: 'poison GPA'");
-	/* strtoull takes a sign and leading white space: a GPA begins with a digit */
-	if (*arg < '0' || *arg > '9')
-		return bad(r, "the GPA is not a number");
-	errno = 0;
-	gpa = strtoull(arg, &end, 0);
-	if (errno || end == arg || *end)
-		return bad(r, "the GPA is not a number");
+	/*
+	 * The command line's parser (lib/parse_num.h): 0x... or decimal, the
+	 * whole operand; "0612000" is refused, not read as octal (0x31400, a
+	 * different page), nor is a sign or a blank taken.
+	 */
+	if (parse_u64(arg, UINT64_MAX, &gpa))
+		return bad(r, "the GPA is not a number (0x... or decimal without a leading 0)");
 	r->gpa = gpa;
 	r->kind = WATCH_REQ_POISON;
 	return r->kind;

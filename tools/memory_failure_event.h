@@ -48,7 +48,8 @@ struct watch_request {
  * line (one request, its newline gone; one carriage return at its end is
  * dropped, written over) into r; returns r->kind. A verb is a whole word
  * ("p 0x1000" is not "poison"), an operand follows after one space: a GPA
- * as strtoull reads it (0x... or decimal), the whole number; a FILE the
+ * as the command line reads it (lib/parse_num.h: 0x... or decimal, the
+ * whole operand, no leading 0 before a digit); a FILE the
  * rest of the line, an absolute path of printable bytes (no newline or
  * other control character: it goes into libvirt's file name as it is, and
  * into a report line), shorter than PATH_MAX.

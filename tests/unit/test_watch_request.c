@@ -42,6 +42,20 @@ UNIT_TEST(watch_request, "watch: request lines, poison GPA, save FILE, quit")
 	CHECK_EQ(r.gpa, 4096);
 	CHECK_EQ(parse("poison 0xffffffffffffffff", &r, buf, sizeof(buf)), WATCH_REQ_POISON);
 	CHECK_EQ(r.gpa, 0xffffffffffffffffULL);
+	/*
+	 * The command line's number rule: a leading 0 before a digit is
+	 * refused, not read as octal ("0612000" was GPA 0x31400, another page)
+	 */
+	REFUSED("poison 0612000", "not a number");
+	REFUSED("poison 00x1000", "not a number");
+	REFUSED("poison 0x", "not a number");
+	REFUSED("poison 0x-1", "not a number");
+	CHECK_EQ(parse("poison 0x612000", &r, buf, sizeof(buf)), WATCH_REQ_POISON);
+	CHECK_EQ(r.gpa, 0x612000);
+	CHECK_EQ(parse("poison 6365184", &r, buf, sizeof(buf)), WATCH_REQ_POISON);
+	CHECK_EQ(r.gpa, 0x612000);
+	CHECK_EQ(parse("poison 0", &r, buf, sizeof(buf)), WATCH_REQ_POISON);
+	CHECK_EQ(r.gpa, 0);
 	REFUSED("poison banana", "not a number");
 	REFUSED("poison 0x1000 ", "not a number");
 	REFUSED("poison 0x1000x", "not a number");
