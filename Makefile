@@ -265,7 +265,7 @@ $(BUILD)/fuzz-elf-load: $(OBJ)/tests/fuzz/fuzz_elf_load.o $(OBJ)/vmm/boot/elf_lo
 
 $(BUILD)/fuzz-ucall: $(OBJ)/tests/fuzz/fuzz_ucall.o $(OBJ)/vmm/hwlab/ucall_decode.o \
 		$(OBJ)/vmm/core/memslot.o $(OBJ)/vmm/core/report.o $(OBJ)/vmm/core/outq.o \
-		$(OBJ)/lib/clock.o $(OBJ)/lib/log.o
+		$(OBJ)/lib/clock.o $(OBJ)/lib/log.o $(OBJ)/lib/escape.o
 	$(CC) $(SAN_FLAGS) -fsanitize=fuzzer -pthread -o $@ $^
 
 $(BUILD)/fuzz-bzimage: $(OBJ)/tests/fuzz/fuzz_bzimage.o $(OBJ)/vmm/boot/bzimage.o

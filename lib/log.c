@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "log.h"
 
+#include "escape.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,13 +14,21 @@ const char *log_prog = "hwpoison-lab";
 static void vmessage(const char *level, int err, const char *fmt, va_list ap)
 {
 	/* One fprintf per line, so lines from several threads do not mix. */
-	char msg[1024];
+	char msg[1024], text[ESCAPED_SIZE(sizeof(msg))];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	if (err)
-		fprintf(stderr, "%s: %s: %s: %s\n", log_prog, level, msg, strerror(err));
+	/*
+	 * A message may carry what a stream, a guest or a peer chose (a name,
+	 * a reply): whole, as escape.h writes it, so that it is one line and no
+	 * control sequence reaches the terminal, whichever site forgot.
+	 */
+	escape_str(text, sizeof(text), msg);
+	if (!level)
+		fprintf(stderr, "%s: %s\n", log_prog, text);
+	else if (err)
+		fprintf(stderr, "%s: %s: %s: %s\n", log_prog, level, text, strerror(err));
 	else
-		fprintf(stderr, "%s: %s: %s\n", log_prog, level, msg);
+		fprintf(stderr, "%s: %s: %s\n", log_prog, level, text);
 }
 
 void pr_err(const char *fmt, ...)
@@ -50,6 +60,15 @@ void pr_errno(const char *fmt, ...)
 	errno = saved;
 }
 
+void pr_say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(NULL, 0, fmt, ap);
+	va_end(ap);
+}
+
 void die(const char *fmt, ...)
 {
 	va_list ap;
@@ -64,13 +83,15 @@ void tool_exit(int status, const char *synopsis, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", log_prog);
+	char msg[1024], text[ESCAPED_SIZE(sizeof(msg))];
+
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	escape_str(text, sizeof(text), msg);
 	if (synopsis)
-		fprintf(stderr, "\nusage: %s %s\n", log_prog, synopsis);
+		fprintf(stderr, "%s: %s\nusage: %s %s\n", log_prog, text, log_prog, synopsis);
 	else
-		fputc('\n', stderr);
+		fprintf(stderr, "%s: %s\n", log_prog, text);
 	exit(status);
 }

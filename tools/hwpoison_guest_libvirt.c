@@ -36,25 +36,25 @@ static int poison_domain_page(void *ctx, virDomainPtr dom, uint64_t gpa)
 
 	pid = lv_qemu_pid(dom, err, sizeof(err));
 	if (pid < 0) {
-		fprintf(stderr, "hwpoison-guest: error: %s\n", err);
+		pr_err("%s", err);
 		return 1;
 	}
 	started = proc_start_time(pid);
 	if (lv_gpa2hva(dom, page, &hva, err, sizeof(err))) {
-		fprintf(stderr, "hwpoison-guest: error: %s\n", err);
+		pr_err("%s", err);
 		return 1;
 	}
 	again = lv_qemu_pid(dom, err, sizeof(err));
 	if (again != pid || proc_start_time(pid) != started) {
-		fprintf(stderr, "hwpoison-guest: error: domain %s's QEMU changed (pid %d, now %d) "
-			"while its page was looked up: refusing to poison\n", virDomainGetName(dom),
+		pr_err("domain %s's QEMU changed (pid %d, now %d) "
+			"while its page was looked up: refusing to poison", virDomainGetName(dom),
 			(int)pid, (int)again);
 		return 1;
 	}
 	fflush(stdout);
 	child = fork();
 	if (child < 0) {
-		fprintf(stderr, "hwpoison-guest: error: fork: %s\n", strerror(errno));
+		pr_err("fork: %s", strerror(errno));
 		return 1;
 	}
 	if (child == 0) {

@@ -189,8 +189,9 @@ static void read_lines(struct answers *a, FILE *in, const char *name, int live)
 			break;
 		}
 		if (kind == JSON_LINE_MALFORMED) {
-			fprintf(stderr, "%s: %s:%lu: malformed report line (%s): %s\n", prog,
-				name, line, l.why, l.excerpt);
+			/* the line's bytes, whatever they are: escaped (lib/log.h) */
+			pr_say("%s:%lu: malformed report line (%s): %s", name, line, l.why,
+			       l.excerpt);
 			exit(2);
 		}
 		line_done(a, 1);

@@ -17,6 +17,7 @@
 
 #include "clock.h"
 #include "memory_failure_event.h"
+#include "log.h"
 #include "qmp.h"
 
 const char *lv_last_error(void)
@@ -237,7 +238,7 @@ static void save_domain(struct watch *w, const char *path)
 	if (line)
 		print_line(line);
 	else
-		fprintf(stderr, "hwpoison-guest: watch: out of memory for the save line\n");
+		pr_say("watch: out of memory for the save line");
 	free(line);
 	free(error);
 }
@@ -271,11 +272,11 @@ static void run_command(struct watch *w, char *cmd)
 		save_domain(w, r.path);
 		return;
 	default:
-		fprintf(stderr, "hwpoison-guest: watch: ignoring '%.200s': %s\n", cmd, r.why);
+		pr_say("watch: ignoring '%.200s': %s", cmd, r.why);
 		w->status = 2;
 		return;
 	}
-	fprintf(stderr, "hwpoison-guest: watch: ignoring '%.200s': poison and save need --domain\n",
+	pr_say("watch: ignoring '%.200s': poison and save need --domain",
 		cmd);
 	w->status = 2;
 }
@@ -302,7 +303,7 @@ static void on_stdin(int watch_id, int fd, int events, void *opaque)
 		memmove(w->line, nl + 1, w->have + 1);
 	}
 	if (w->have == sizeof(w->line) - 1) {
-		fprintf(stderr, "hwpoison-guest: watch: a request longer than %zu bytes: dropped\n",
+		pr_say("watch: a request longer than %zu bytes: dropped",
 			sizeof(w->line) - 2);
 		w->have = 0;
 		w->status = 2;
@@ -334,7 +335,7 @@ static int start_domain(struct watch *w)
 	pid_t pid;
 
 	if (!f || getdelim(&xml, &cap, 0, f) < 0) {
-		fprintf(stderr, "hwpoison-guest: cannot read domain XML %s: %s\n", w->opt->start_xml,
+		pr_say("cannot read domain XML %s: %s", w->opt->start_xml,
 			strerror(errno));
 		if (f)
 			fclose(f);
@@ -351,19 +352,19 @@ static int start_domain(struct watch *w)
 	w->dom = virDomainCreateXML(w->conn, xml, 0);
 	free(xml);
 	if (!w->dom) {
-		fprintf(stderr, "hwpoison-guest: cannot start the domain in %s: %s\n",
+		pr_say("cannot start the domain in %s: %s",
 			w->opt->start_xml, lv_last_error());
 		return -1;
 	}
 	w->started = 1;
 	if (strcmp(virDomainGetName(w->dom), w->opt->domain)) {
-		fprintf(stderr, "hwpoison-guest: %s starts domain %s, not the --domain %s\n",
+		pr_say("%s starts domain %s, not the --domain %s",
 			w->opt->start_xml, virDomainGetName(w->dom), w->opt->domain);
 		return -1;
 	}
 	pid = lv_qemu_pid(w->dom, err, sizeof(err));
 	if (pid < 0)
-		fprintf(stderr, "hwpoison-guest: %s\n", err);
+		pr_say("%s", err);
 	mf_json_escape(name, sizeof(name), virDomainGetName(w->dom));
 	snprintf(line, sizeof(line), "{\"event\":\"domain_started\",\"domain\":\"%s\",\"pid\":%d,"
 		 "\"t_ns\":%" PRIu64 "}", name, (int)pid, monotonic_ns());
@@ -380,7 +381,7 @@ int lv_watch(const struct lv_watch_options *opt)
 
 	w.conn = lv_open(opt->uri, err, sizeof(err));
 	if (!w.conn) {
-		fprintf(stderr, "hwpoison-guest: %s\n", err);
+		pr_say("%s", err);
 		return 1;
 	}
 	cb_mf = virConnectDomainEventRegisterAny(w.conn, NULL, VIR_DOMAIN_EVENT_ID_MEMORY_FAILURE,
@@ -389,7 +390,7 @@ int lv_watch(const struct lv_watch_options *opt)
 	cb_life = virConnectDomainEventRegisterAny(w.conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
 						   VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), &w, NULL);
 	if (cb_mf < 0 || cb_life < 0) {
-		fprintf(stderr, "hwpoison-guest: cannot subscribe to domain events: %s\n",
+		pr_say("cannot subscribe to domain events: %s",
 			lv_last_error());
 		virConnectClose(w.conn);
 		return 1;
@@ -401,7 +402,7 @@ int lv_watch(const struct lv_watch_options *opt)
 	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
 	if (sfd < 0 || virEventAddHandle(sfd, VIR_EVENT_HANDLE_READABLE, on_signal, &w, NULL) < 0 ||
 	    virEventAddHandle(STDIN_FILENO, VIR_EVENT_HANDLE_READABLE, on_stdin, &w, NULL) < 0) {
-		fprintf(stderr, "hwpoison-guest: cannot watch stdin and signals: %s\n",
+		pr_say("cannot watch stdin and signals: %s",
 			sfd < 0 ? strerror(errno) : lv_last_error());
 		virConnectClose(w.conn);
 		return 1;
@@ -417,7 +418,7 @@ int lv_watch(const struct lv_watch_options *opt)
 	if (!w.dom && opt->domain) {
 		w.dom = virDomainLookupByName(w.conn, opt->domain);
 		if (!w.dom) {
-			fprintf(stderr, "hwpoison-guest: no domain %s: %s\n", opt->domain,
+			pr_say("no domain %s: %s", opt->domain,
 				lv_last_error());
 			virConnectClose(w.conn);
 			return 1;
@@ -426,7 +427,7 @@ int lv_watch(const struct lv_watch_options *opt)
 	print_line("{\"event\":\"watch_ready\"}");
 	while (!w.done)
 		if (virEventRunDefaultImpl() < 0) {
-			fprintf(stderr, "hwpoison-guest: libvirt's event loop: %s\n", lv_last_error());
+			pr_say("libvirt's event loop: %s", lv_last_error());
 			w.status = 1;
 			break;
 		}

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "unit.h"
 
@@ -23,6 +24,38 @@ void unit_register(struct unit_test *t)
 	t->next = registered;
 	registered = t;
 	nr_registered++;
+}
+
+static FILE *caught;
+static int stderr_saved = -1;
+
+void unit_stderr_catch(void)
+{
+	fflush(stderr);
+	caught = tmpfile();
+	stderr_saved = dup(STDERR_FILENO);
+	if (caught && stderr_saved >= 0)
+		dup2(fileno(caught), STDERR_FILENO);
+}
+
+size_t unit_stderr_caught(char *out, size_t len)
+{
+	size_t n = 0;
+
+	fflush(stderr);
+	if (stderr_saved >= 0) {
+		dup2(stderr_saved, STDERR_FILENO);
+		close(stderr_saved);
+		stderr_saved = -1;
+	}
+	if (caught) {
+		rewind(caught);
+		n = fread(out, 1, len - 1, caught);
+		fclose(caught);
+		caught = NULL;
+	}
+	out[n] = 0;
+	return n;
 }
 
 /*

@@ -209,3 +209,48 @@ UNIT_TEST(device_reset_state, "device registry: reset hooks in registration orde
 	device_stream_put(&s, &(uint32_t){ 0 }, 4);
 	CHECK_EQ(device_bus_restore(&dev_vm.devices, &s), -1);
 }
+
+/* no byte of text below 0x20 but each line's end, none at or past 0x7f */
+static int one_clean_line(const char *text, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (((unsigned char)text[i] < 0x20 && (text[i] != '\n' || i != n - 1)) ||
+		    (unsigned char)text[i] >= 0x7f)
+			return 0;
+	return n > 0;
+}
+
+UNIT_TEST(device_restore_name_escaped, "device registry: a stream's device name reaches stderr escaped")
+{
+	/* ESC [ 2 J clears the operator's screen; the newline fakes a line of our own */
+	static const char hostile[] = "\x1b[2J\nhwlab-vmm: restored\x9b\xc3";
+	uint8_t buf[256];
+	struct device_stream s = { .buf = buf, .cap = sizeof(buf) };
+	char err[1024];
+	size_t n;
+
+	CHECK_EQ(setup_bus(), 0);
+	device_stream_put(&s, hostile, sizeof(hostile));
+	device_stream_put(&s, &(uint32_t){ 0 }, 4);
+	unit_stderr_catch();
+	CHECK_EQ(device_bus_restore(&dev_vm.devices, &s), -1);
+	n = unit_stderr_caught(err, sizeof(err));
+	CHECK(one_clean_line(err, n), "one line, no control byte: '%s'", err);
+	CHECK(strstr(err, "no device '\\x1b[2J\\x0ahwlab-vmm: restored\\x9b\\xc3' here") != NULL,
+	      "the name escaped whole: '%s'", err);
+
+	/* a name cut short in its record, and a very long one: escaped, and bounded */
+	s = (struct device_stream) { .buf = buf, .cap = sizeof(buf) };
+	memset(buf, 0x1b, 200);
+	buf[200] = 0;
+	s.len = 201;
+	device_stream_put(&s, &(uint32_t){ 50 }, 4);
+	unit_stderr_catch();
+	CHECK_EQ(device_bus_restore(&dev_vm.devices, &s), -1);
+	n = unit_stderr_caught(err, sizeof(err));
+	CHECK(one_clean_line(err, n), "one line, no control byte: '%s'", err);
+	CHECK(strstr(err, "\\x1b...'s record is cut short") != NULL && n < 400,
+	      "cut past 64 bytes: '%s'", err);
+}

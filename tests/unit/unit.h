@@ -3,6 +3,7 @@
 #ifndef HWLAB_UNIT_H
 #define HWLAB_UNIT_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 extern unsigned int unit_passed, unit_failed;
@@ -69,5 +70,13 @@ void unit_skip(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 
 		if (!(cond))							\
 			unit_skip(__VA_ARGS__);					\
 	} while (0)
+
+/*
+ * What the code between unit_stderr_catch() and unit_stderr_caught() wrote
+ * to stderr (fd 2), into out (NUL-terminated, cut to len - 1 bytes), for a
+ * test of a message's text. Returns the number of bytes kept.
+ */
+void unit_stderr_catch(void);
+size_t unit_stderr_caught(char *out, size_t len);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "core/report.h"
 #include "core/vm.h"
+#include "escape.h"
 #include "log.h"
 
 void device_stream_put(struct device_stream *s, const void *p, size_t n)
@@ -253,6 +254,8 @@ int device_bus_restore(const struct device_bus *bus, struct device_stream *in)
 		const char *name = (const char *)in->buf + in->pos;
 		size_t name_len = strnlen(name, in->len - in->pos);
 		const struct device *d = NULL;
+		/* the stream's name, for messages: escaped, and cut past 64 bytes */
+		char shown[ESCAPED_SIZE(64)];
 		struct device_stream rec;
 		unsigned int i;
 		uint32_t n;
@@ -261,10 +264,11 @@ int device_bus_restore(const struct device_bus *bus, struct device_stream *in)
 			pr_err("device state: a record without a name's end");
 			return -1;
 		}
+		escape_bytes(shown, sizeof(shown), name, name_len);
 		in->pos += name_len + 1;
 		device_stream_get(in, &n, sizeof(n));
 		if (in->failed || n > in->len - in->pos) {
-			pr_err("device state: %s's record is cut short", name);
+			pr_err("device state: %s's record is cut short", shown);
 			return -1;
 		}
 		for (i = 0; i < bus->nr_devices; i++)
@@ -273,11 +277,11 @@ int device_bus_restore(const struct device_bus *bus, struct device_stream *in)
 		rec = (struct device_stream) { .buf = in->buf + in->pos, .len = n, .cap = n };
 		in->pos += n;
 		if (!d) {
-			pr_err("device state: no device %s here to restore", name);
+			pr_err("device state: no device '%s' here to restore", shown);
 			return -1;
 		}
 		if (d->restore(d->opaque, &rec) || rec.failed || rec.pos != rec.len) {
-			pr_err("restoring device %s: %s", name,
+			pr_err("restoring device %s: %s", shown,
 			       rec.failed || rec.pos != rec.len ? "its record does not fit" :
 								  "its hook failed");
 			return -1;
