@@ -120,6 +120,13 @@ int proc_stat_start_time(const char *stat, unsigned long long *start);
 /* The same for a live pid (0: this process); 0 when it cannot be read. */
 unsigned long long proc_start_time(pid_t pid);
 /*
+ * A decimal field of a /proc/PID/status text ("Tgid:\t1234"): the line
+ * that begins with name and a colon, its value after blanks, whole, by
+ * lib/parse_num.h's rule, at most max. 0, or -1 if there is no such line
+ * or its value is not such a number ("-1", "12x", past max).
+ */
+int proc_status_field(const char *status, const char *name, uint64_t max, uint64_t *out);
+/*
  * Does pid hold open the file st describes (one of /proc/PID/fd/ is the
  * same st_dev and st_ino)? 1, 0, or -1 with a message in err (no access
  * to /proc/PID/fd, the process gone).

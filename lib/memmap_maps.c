@@ -7,11 +7,15 @@
  */
 #include "memmap.h"
 
+#include "parse_num.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -87,16 +91,77 @@ static char *read_line(FILE *f, char *line, size_t len)
 	return line;
 }
 
+/* One line of /proc/PID/maps, or the first of a mapping in smaps. */
+struct maps_line {
+	uint64_t lo, hi, offset, maj, min, inode;
+	char perms[5];
+	const char *path;	/* inside the line, path_len bytes; empty when none */
+	size_t path_len;
+};
+
+/* the next field at *p, after blanks, to the next blank or newline; *p past it */
+static const char *next_field(const char **p, size_t *len)
+{
+	const char *f = *p + strspn(*p, " \t");
+
+	*len = strcspn(f, " \t\n");
+	*p = f + *len;
+	return f;
+}
+
+/* "A<sep>B" in the len bytes at f, both hex as the kernel writes them */
+static int hex_pair(const char *f, size_t len, char sep, uint64_t max, uint64_t *a, uint64_t *b)
+{
+	const char *at = memchr(f, sep, len);
+
+	return !at || parse_field_u64(f, (size_t)(at - f), 16, max, a) ||
+	       parse_field_u64(at + 1, len - (size_t)(at + 1 - f), 16, max, b) ? -1 : 0;
+}
+
+/*
+ * "lo-hi perms offset MAJ:MIN INODE [path]": every number in the kernel's
+ * own spelling (lib/parse_num.h: hex, zero-padded, or decimal; no sign,
+ * prefix or overflow, which scanf's %x and %lu took); else -1.
+ */
+static int parse_maps_line(const char *line, struct maps_line *ml)
+{
+	const char *p = line, *f;
+	size_t len;
+
+	f = next_field(&p, &len);
+	if (hex_pair(f, len, '-', UINT64_MAX, &ml->lo, &ml->hi))
+		return -1;
+	f = next_field(&p, &len);
+	if (len != 4)
+		return -1;
+	memcpy(ml->perms, f, 4);
+	ml->perms[4] = 0;
+	f = next_field(&p, &len);
+	if (parse_field_u64(f, len, 16, UINT64_MAX, &ml->offset))
+		return -1;
+	f = next_field(&p, &len);
+	if (hex_pair(f, len, ':', UINT32_MAX, &ml->maj, &ml->min))
+		return -1;
+	f = next_field(&p, &len);
+	if (parse_field_u64(f, len, 10, UINT64_MAX, &ml->inode))
+		return -1;
+	ml->path = p + strspn(p, " \t\n");
+	ml->path_len = strcspn(ml->path, "\n");
+	return 0;
+}
+
 /* a mapping's first line: "lo-hi perms offset dev inode [path]"; else -1 */
 static int parse_vma(const char *line, struct vma *v)
 {
-	int n = 0;
+	struct maps_line ml;
 
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*s %*s %lu %n", &v->lo, &v->hi, v->perms,
-		   &v->inode, &n) != 4 || strlen(v->perms) < 4)
+	if (parse_maps_line(line, &ml))
 		return -1;
-	snprintf(v->path, sizeof(v->path), "%s", line + n);
-	v->path[strcspn(v->path, "\n")] = 0;
+	v->lo = ml.lo;
+	v->hi = ml.hi;
+	memcpy(v->perms, ml.perms, sizeof(ml.perms));
+	v->inode = ml.inode;
+	snprintf(v->path, sizeof(v->path), "%.*s", (int)ml.path_len, ml.path);
 	v->hugetlb = v->dontdump = 0;
 	return 0;
 }
@@ -202,14 +267,14 @@ int memmap_check_maps(const struct memmap *m, FILE *maps, enum guest_ram_rule ru
 /* "lo-hi perms offset MAJ:MIN INODE": the file (dev, inode) a maps line maps */
 static int maps_line_file(const char *line, uint64_t *lo, uint64_t *hi, dev_t *dev, ino_t *ino)
 {
-	unsigned int maj, min;
-	unsigned long inode;
+	struct maps_line ml;
 
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %*s %x:%x %lu", lo, hi, &maj, &min,
-		   &inode) != 5)
+	if (parse_maps_line(line, &ml))
 		return -1;
-	*dev = makedev(maj, min);
-	*ino = inode;
+	*lo = ml.lo;
+	*hi = ml.hi;
+	*dev = makedev((unsigned int)ml.maj, (unsigned int)ml.min);
+	*ino = ml.inode;
 	return 0;
 }
 
@@ -281,11 +346,12 @@ int memmap_file_held_elsewhere(pid_t pid, uint64_t hva, pid_t *holder, char *err
 		return -1;
 	}
 	while ((de = readdir(proc))) {
-		char *end;
-		long n = strtol(de->d_name, &end, 10);
+		uint64_t n;
 		int pfd;
 
-		if (*end || n <= 0 || n == pid)
+		/* a process's directory: its pid, in decimal (not "self", not "1x") */
+		if (parse_field_u64(de->d_name, strlen(de->d_name), 10, INT_MAX, &n) || !n ||
+		    n == (uint64_t)pid)
 			continue;
 		pfd = openat(dirfd(proc), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (pfd < 0)

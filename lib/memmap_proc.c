@@ -6,10 +6,12 @@
  */
 #include "memmap.h"
 
-#include <ctype.h>
+#include "parse_num.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,15 +22,33 @@ int proc_stat_start_time(const char *stat, unsigned long long *start)
 	/* after the command name, which may hold blanks and ')': field 3 on */
 	const char *p = strrchr(stat, ')');
 	unsigned int field;
-	char *end;
+	uint64_t v;
 
 	for (field = 2; p && field < 22; field++)
 		p = strchr(p + 1, ' ');
-	if (!p || !isdigit((unsigned char)p[1]))
+	if (!p)
 		return -1;
-	errno = 0;
-	*start = strtoull(p + 1, &end, 10);
-	return errno || (*end != ' ' && *end != '\n' && *end) ? -1 : 0;
+	p++;
+	/* the field, to the next blank or the line's end: decimal, whole */
+	if (parse_field_u64(p, strcspn(p, " \n"), 10, ULLONG_MAX, &v))
+		return -1;
+	*start = v;
+	return 0;
+}
+
+int proc_status_field(const char *status, const char *name, uint64_t max, uint64_t *out)
+{
+	size_t len = strlen(name);
+	const char *line, *v;
+
+	for (line = status; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (strncmp(line, name, len) || line[len] != ':')
+			continue;
+		v = line + len + 1;
+		v += strspn(v, " \t");
+		return parse_field_u64(v, strcspn(v, "\n"), 10, max, out);
+	}
+	return -1;
 }
 
 unsigned long long proc_start_time(pid_t pid)

@@ -198,18 +198,17 @@ int qmp_first_thread_id(const char *reply, long *tid)
 	enum json_line_type type = 0;
 	char num[24];
 	ssize_t n = cpu0 ? json_line_value(cpu0, "thread-id", 0, &type, num, sizeof(num), NULL, 0) : -1;
-	long v = 0;
+	uint64_t v;
 
 	free(cpus);
 	free(cpu0);
-	/* a whole decimal number, as a tid is spelt: no sign, fraction or exponent */
+	/*
+	 * a whole decimal number, as a tid is spelt: no sign, fraction or
+	 * exponent, no leading zero; at most the kernel's PID_MAX_LIMIT
+	 */
 	if (n <= 0 || (size_t)n >= sizeof(num) || type != JSON_LINE_NUMBER ||
-	    strspn(num, "0123456789") != (size_t)n || num[0] == '0')
+	    parse_field_u64(num, (size_t)n, 10, 0x3fffffff, &v) || !v)
 		return -1;
-	errno = 0;
-	v = strtol(num, NULL, 10);
-	if (errno || v <= 0 || v > 0x3fffffff)
-		return -1;
-	*tid = v;
+	*tid = (long)v;
 	return 0;
 }

@@ -5,24 +5,29 @@
  * another or a name inside a string ("reason") is not taken for the line's.
  * Pure, so that the unit tests read the lines the soak reads.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "hwpoison_guest.h"
 #include "json_line.h"
+#include "parse_num.h"
 
 /*
- * A top-level member as a number (decimal, or a quoted 0x... string); 0
- * if absent, malformed, or longer than any number.
+ * A top-level member as a number (decimal, or a quoted 0x... string) by
+ * the command line's rule (lib/parse_num.h); 0 if absent, malformed (a
+ * sign, a leading 0 that strtoull read as octal, trailing bytes), or
+ * longer than any number.
  */
 static uint64_t member_u64(const char *line, const char *name)
 {
 	char v[32];
 	ssize_t n = json_line_member(line, name, v, sizeof(v), NULL, 0);
+	uint64_t x;
 
-	if (n < 0 || (size_t)n >= sizeof(v))
+	/* the length too: a \u0000 in the value would end the C string early */
+	if (n < 0 || (size_t)n >= sizeof(v) || (size_t)n != strlen(v) ||
+	    parse_u64(v, UINT64_MAX, &x))
 		return 0;
-	return strtoull(v, NULL, 0);
+	return x;
 }
 
 /* Is the line's top-level member name the string want? */

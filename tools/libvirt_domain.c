@@ -16,8 +16,9 @@
 #include <libvirt/virterror.h>
 
 #include "clock.h"
-#include "memory_failure_event.h"
 #include "log.h"
+#include "memmap.h"
+#include "memory_failure_event.h"
 #include "qmp.h"
 
 const char *lv_last_error(void)
@@ -30,19 +31,22 @@ const char *lv_last_error(void)
 /* The Tgid: line of /proc/TID/status: the process a thread belongs to. */
 static pid_t tgid_of(long tid)
 {
-	char path[48], line[128];
-	pid_t pid = -1;
+	char path[48], status[8192];
+	uint64_t pid;
+	size_t n;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%ld/status", tid);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &pid) == 1)
-			break;
+	n = fread(status, 1, sizeof(status) - 1, f);
 	fclose(f);
-	return pid;
+	status[n] = 0;
+	/* Tgid comes fourth, well inside the first 8 KiB; a pid fits an int */
+	if (proc_status_field(status, "Tgid", INT_MAX, &pid))
+		return -1;
+	return (pid_t)pid;
 }
 
 /*

@@ -40,6 +40,47 @@ static void test_parse_u64(void)
 	CHECK_EQ(v, 0x1f);
 	CHECK_EQ(parse_u64("0612000", UINT64_MAX, &v), -1);
 	CHECK_EQ(v, 0x1f);					/* untouched on error */
+	CHECK_EQ(parse_u64("9", 5, &v), -1);			/* one digit past max */
+	CHECK_EQ(parse_u64("0x10", 15, &v), -1);
+	CHECK_EQ(parse_u64("0xf", 15, &v), 0);
+	CHECK_EQ(v, 15);
+	CHECK_EQ(parse_u64("0xffffffffffffffff", UINT64_MAX, &v), 0);
+	CHECK_EQ(v, UINT64_MAX);
+	CHECK_EQ(parse_u64("0x00000000000000001", UINT64_MAX, &v), 0);	/* padded, not past */
+	CHECK_EQ(v, 1);
+	CHECK_EQ(parse_u64("18446744073709551615", UINT64_MAX, &v), 0);
+	CHECK_EQ(v, UINT64_MAX);
+	CHECK_EQ(parse_u64("+5", UINT64_MAX, &v), -1);
+	CHECK_EQ(parse_u64("00x1000", UINT64_MAX, &v), -1);
+	CHECK_EQ(parse_u64(NULL, UINT64_MAX, &v), -1);
+}
+
+/* a kernel file's field: fixed base, no prefix, hex zero-padded, decimal not */
+static void test_parse_field_u64(void)
+{
+	uint64_t v = 7;
+
+	CHECK_EQ(parse_field_u64("7f0000001000-", 12, 16, UINT64_MAX, &v), 0);
+	CHECK_EQ(v, 0x7f0000001000);
+	CHECK_EQ(parse_field_u64("00400000", 8, 16, UINT64_MAX, &v), 0);
+	CHECK_EQ(v, 0x400000);
+	CHECK_EQ(parse_field_u64("ffffffffffffffff", 16, 16, UINT64_MAX, &v), 0);
+	CHECK_EQ(v, UINT64_MAX);
+	CHECK_EQ(parse_field_u64("12345 ", 5, 10, UINT64_MAX, &v), 0);
+	CHECK_EQ(v, 12345);
+	CHECK_EQ(parse_field_u64("0", 1, 10, UINT64_MAX, &v), 0);
+	CHECK_EQ(v, 0);
+	v = 7;
+	CHECK_EQ(parse_field_u64("10000000000000000", 17, 16, UINT64_MAX, &v), -1);
+	CHECK_EQ(parse_field_u64("0x1000", 6, 16, UINT64_MAX, &v), -1);	/* no prefix */
+	CHECK_EQ(parse_field_u64("-1", 2, 16, UINT64_MAX, &v), -1);
+	CHECK_EQ(parse_field_u64(" 1", 2, 10, UINT64_MAX, &v), -1);
+	CHECK_EQ(parse_field_u64("0612000", 7, 10, UINT64_MAX, &v), -1);	/* no octal */
+	CHECK_EQ(parse_field_u64("12a", 3, 10, UINT64_MAX, &v), -1);
+	CHECK_EQ(parse_field_u64("", 0, 10, UINT64_MAX, &v), -1);
+	CHECK_EQ(parse_field_u64("256", 3, 10, 255, &v), -1);
+	CHECK_EQ(parse_field_u64("10", 2, 8, UINT64_MAX, &v), -1);	/* 10 or 16 only */
+	CHECK_EQ(v, 7);
 }
 
 static void test_memmap_round_trip(void)
@@ -608,6 +649,7 @@ UNIT_TEST(lib, "shared library (numbers, memslot table)")
 {
 	test_memmap_file_held_elsewhere();
 	test_parse_u64();
+	test_parse_field_u64();
 	test_memmap_round_trip();
 	test_memmap_strict();
 	test_memmap_check_maps();

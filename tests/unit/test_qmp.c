@@ -54,7 +54,13 @@ UNIT_TEST(qmp, "QMP replies and gpa2hva")
 		CHECK_EQ(qmp_first_thread_id("{\"return\":[{\"thread-id\":-5}]}", &tid), -1);
 		CHECK_EQ(qmp_first_thread_id("{\"return\":[{\"thread-id\":12x}]}", &tid), -1);
 		CHECK_EQ(qmp_first_thread_id("{\"return\":[{\"thread-id\":99999999999}]}", &tid), -1);
+		CHECK_EQ(qmp_first_thread_id("{\"return\":[{\"thread-id\":1073741824}]}", &tid), -1);
+		CHECK_EQ(qmp_first_thread_id("{\"return\":[{\"thread-id\":1e3}]}", &tid), -1);
+		CHECK_EQ(qmp_first_thread_id("{\"return\":[{\"thread-id\":\"4242\"}]}", &tid), -1);
 		CHECK_EQ(tid, 7);
+		/* PID_MAX_LIMIT, the largest tid there can be */
+		CHECK_EQ(qmp_first_thread_id("{\"return\":[{\"thread-id\":1073741823}]}", &tid), 0);
+		CHECK_EQ(tid, 1073741823);
 	}
 }
 
