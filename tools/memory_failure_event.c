@@ -38,19 +38,63 @@ const char *mf_action_name(int action)
 	return NULL;
 }
 
+/*
+ * The length of the well-formed UTF-8 character at p (RFC 3629: no
+ * overlong form, no surrogate, nothing past U+10FFFF), or 0.
+ */
+static size_t utf8_char_len(const unsigned char *p)
+{
+	unsigned int cp, n, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;	/* also the NUL at the string's end */
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
 void mf_json_escape(char *out, size_t len, const char *name)
 {
+	const unsigned char *p = (const unsigned char *)name;
 	size_t n = 0;
 
-	for (; *name && n + 7 < len; name++) {
-		unsigned char c = (unsigned char)*name;
+	while (*p && n + 7 < len) {
+		size_t u = utf8_char_len(p);
 
-		if (c == '"' || c == '\\')
-			n += snprintf(out + n, len - n, "\\%c", c);
-		else if (c < 0x20)
-			n += snprintf(out + n, len - n, "\\u%04x", c);
-		else
-			out[n++] = c;
+		if (*p == '"' || *p == '\\') {
+			n += snprintf(out + n, len - n, "\\%c", *p);
+		} else if (*p < 0x20 || *p == 0x7f || !u) {
+			/*
+			 * a control character, or a byte that is no UTF-8 (a JSON
+			 * text must be): as \u00XX, the byte's value, as the VMM's
+			 * report lines write every byte past 0x7e
+			 */
+			n += snprintf(out + n, len - n, "\\u%04x", *p);
+			u = 1;
+		} else if (u == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
+			/* U+0080..U+009F, the C1 controls: escaped, not kept */
+			n += snprintf(out + n, len - n, "\\u%04x", p[1]);
+		} else if (n + u + 7 < len) {
+			memcpy(out + n, p, u);
+			n += u;
+		} else {
+			break;	/* no room for the whole character: never half of one */
+		}
+		p += u;
 	}
 	out[n] = 0;
 }

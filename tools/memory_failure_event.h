@@ -18,7 +18,13 @@
 /* the names QEMU uses; NULL for a number libvirt did not have in 9.0 */
 const char *mf_recipient_name(int recipient);
 const char *mf_action_name(int action);
-/* name as the body of a JSON string (libvirt allows quotes and backslashes in names) */
+/*
+ * name as the body of a JSON string (libvirt allows quotes and backslashes
+ * in names): quotes, backslashes, control characters (C0, DEL, C1) escaped,
+ * well-formed UTF-8 kept, any other byte as \u00XX, so that the line is
+ * valid JSON whatever libvirt, a peer or a request supplied; cut only
+ * between whole characters.
+ */
 void mf_json_escape(char *out, size_t len, const char *name);
 /*
  * The line, with t_ns (CLOCK_MONOTONIC, when the event reached us), into

@@ -149,6 +149,23 @@ UNIT_TEST(watch_save_line, "watch: the save line, every string escaped whole")
 	CHECK(!strcmp(member(line, "state_after", v, sizeof(v)), "paused"), "state_after: %s", v);
 	free(line);
 
+	/*
+	 * bytes that are no UTF-8 (a path is bytes; libvirt's message may
+	 * quote anything), DEL and a C1 control: the line stays valid JSON,
+	 * well-formed UTF-8 is kept as it is
+	 */
+	line = watch_save_line("d\xc2\x9b", "/tmp/\xff\xc3(\xed\xa0\x80\xc3\xa9", 0,
+			       "\xe2\x82 \x7f \xf4\x90\x80\x80 \xe4\xb8\xad", "running", 1);
+	CHECK(line && json_line_member(line, "path", v, sizeof(v), NULL, 0) >= 0 &&
+	      !strcmp(v, "/tmp/\xc3\xbf\xc3\x83(\xc3\xad\xc2\xa0\xc2\x80\xc3\xa9"),
+	      "path: a valid JSON string: %s", line ? line : "(none)");
+	CHECK(line && json_line_member(line, "error", v, sizeof(v), NULL, 0) >= 0 &&
+	      !strcmp(v, "\xc3\xa2\xc2\x82 \x7f \xc3\xb4\xc2\x90\xc2\x80\xc2\x80 "
+			 "\xe4\xb8\xad"), "error: a valid JSON string: %s", line ? line : "(none)");
+	CHECK(line && strstr(line, "\"domain\":\"d\\u009b\"") && strstr(line, "\\u007f") &&
+	      strstr(line, "\xe4\xb8\xad"), "C1 and DEL escaped, UTF-8 kept: %s", line ? line : "(none)");
+	free(line);
+
 	/* a long message, all of it quotes: escaped whole, not cut */
 	memset(big, '"', sizeof(big) - 1);
 	big[sizeof(big) - 1] = 0;
