@@ -71,8 +71,7 @@ struct answers {
 static void out_failed(void) __attribute__((noreturn));
 static void out_failed(void)
 {
-	fprintf(stderr, "%s: cannot keep the answers in a temporary file: %s\n", prog,
-		strerror(errno));
+	pr_say("cannot keep the answers in a temporary file: %s", strerror(errno));
 	exit(2);
 }
 
@@ -217,7 +216,7 @@ static void answers_out(struct answers *a)
 		left -= (long long)n;
 	}
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "%s: cannot write the answer: %s\n", prog, strerror(errno));
+		pr_say("cannot write the answer: %s", strerror(errno));
 		exit(2);
 	}
 }
@@ -272,8 +271,7 @@ int main(int argc, char **argv)
 	if (a.committed)
 		answers_out(&a);
 	else
-		fprintf(stderr, "%s: %s: no report line with %s%s\n", prog, name,
-			a.field_name.want, where);
+		pr_say("%s: no report line with %s%s", name, a.field_name.want, where);
 	free(a.filters);
 	return a.committed ? 0 : 1;
 }

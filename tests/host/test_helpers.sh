@@ -164,6 +164,12 @@ check json-malformed-no-answer "a malformed line: nothing on stdout, not even th
 	test -z "$("$json_field" "$tmp/cut" pid event=vmm_start 2>/dev/null)"
 printf '%s\n' '{"event":"a","pid":1} {"event":"b","pid":2}' >"$tmp/two"
 expect json-two-objects 2 'two:1: malformed report line (Extra data' "$json_field" "$tmp/two" pid
+# a malformed line's excerpt is the file's bytes: escaped, one line, no ESC
+printf '{"event":"\033[2J\033]0;owned\007",\n' >"$tmp/esc"
+expect json-malformed-escaped 2 'esc:1: malformed report line' "$json_field" "$tmp/esc" pid
+check json-malformed-escaped-bytes "the excerpt's ESC and BEL as \\xNN: $("$json_field" "$tmp/esc" pid 2>&1)" \
+	sh -c "'$json_field' '$tmp/esc' pid 2>&1 | grep -qF '\\x1b[2J\\x1b]0;owned\\x07' &&
+	       ! '$json_field' '$tmp/esc' pid 2>&1 | LC_ALL=C grep -q '[[:cntrl:]]'"
 # a file still being written: its unterminated last line is not a line yet
 # with --live, a malformed one without
 { cat "$tmp/report"; printf '%s' '{"event":"guest_log","vcpu":0,"ms'; } >"$tmp/growing"
