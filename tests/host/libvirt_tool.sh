@@ -107,6 +107,10 @@ echo "poison banana" >&3
 echo "save bad-relative.img" >&3
 printf 'save %s/cr\rbad.img\n' "$t" >&3
 echo "save" >&3
+# the command line's number rule: 0612000 is refused, not poisoned as octal
+# (GPA 0x31400, another page); a request echoed in a refusal is escaped
+echo "poison 0612000" >&3
+printf 'poison \033[2J\n' >&3
 echo "poison 0x100000" >&3
 wait_line '"event":"poison_done","gpa":"0x100000","status":0' 2
 check lv-bad-request "a malformed request is refused on stderr, and the next one is served" \
@@ -117,6 +121,11 @@ check lv-save-bad-request "a save of a relative FILE, of one with a carriage ret
 		grep -q \"ignoring 'save': save needs a file\" '$t/watch.err' &&
 		! grep -q '\"event\":\"save\"' '$t/watch.out' && ! ls '$t'/*.img >/dev/null 2>&1 &&
 		kill -0 $qpid"
+check lv-octal-request "'poison 0612000' is refused as the command line refuses it, nothing poisoned at 0x31400" \
+	sh -c "grep -q \"ignoring 'poison 0612000': the GPA is not a number\" '$t/watch.err' &&
+		! grep -q '\"gpa\":\"0x31400\"' '$t/watch.out'"
+check lv-request-escaped "a refused request reaches stderr escaped: no ESC byte" \
+	sh -c "grep -qF \"ignoring 'poison \\x1b[2J'\" '$t/watch.err' && ! grep -q \"\$(printf '\\033')\" '$t/watch.err'"
 : >"$t/debugfs/hwpoison/corrupt-pfn"
 echo quit >&3
 exec 3>&-
