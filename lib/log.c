@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "log.h"
 
-#include "escape.h"
-
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "escape.h"
 
 const char *log_prog = "hwpoison-lab";
 
@@ -81,9 +81,8 @@ void die(const char *fmt, ...)
 
 void tool_exit(int status, const char *synopsis, const char *fmt, ...)
 {
-	va_list ap;
-
 	char msg[1024], text[ESCAPED_SIZE(sizeof(msg))];
+	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);

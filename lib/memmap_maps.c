@@ -7,8 +7,6 @@
  */
 #include "memmap.h"
 
-#include "parse_num.h"
-
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +19,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include "parse_num.h"
 
 /* One mapping of /proc/PID/maps or /proc/PID/smaps. */
 struct vma {

@@ -6,8 +6,6 @@
  */
 #include "memmap.h"
 
-#include "parse_num.h"
-
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "parse_num.h"
 
 int proc_stat_start_time(const char *stat, unsigned long long *start)
 {
