@@ -119,4 +119,6 @@ expect "${pfx}hugetlb-1g-mem" 2 'must be a multiple of 1024 MiB per slot (1 slot
 . "$here/tests/host/vmm_runs/table.sh"
 # shellcheck source=vmm_runs/migrate.sh
 . "$here/tests/host/vmm_runs/migrate.sh"
+# shellcheck source=vmm_runs/bounds.sh
+. "$here/tests/host/vmm_runs/bounds.sh"
 finish
