@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int path_open_parent(const char *path, const char **name)
 {
@@ -22,4 +24,23 @@ int path_open_parent(const char *path, const char **name)
 	memcpy(dir, path, slash - path);
 	dir[slash - path] = 0;
 	return open(slash == path ? "/" : dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+int path_open_regular(const char *path, int flags)
+{
+	struct stat st;
+	int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		int e = errno;
+
+		close(fd);
+		errno = S_ISREG(st.st_mode) ? e : EINVAL;
+		return -1;
+	}
+	/* (no effect on a regular file; cleared for whoever reads it with stdio) */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
 }

@@ -13,4 +13,12 @@
  */
 int path_open_parent(const char *path, const char **name);
 
+/*
+ * A file the caller only reads, opened without waiting (O_NONBLOCK: a FIFO
+ * would block open() until a writer came) and only if it is a regular
+ * file. The fd (blocking again), or -1 with errno (EINVAL: not a regular
+ * file).
+ */
+int path_open_regular(const char *path, int flags);
+
 #endif

@@ -3,6 +3,7 @@
 #include "qmp.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "json_line.h"
@@ -85,6 +87,9 @@ int qmp_parse_gpa2hva(const char *text, uint64_t gpa, uint64_t *hva)
 	return 0;
 }
 
+/* How long QEMU may take to accept, or to say anything. */
+#define QMP_TIMEOUT_MS	10000
+
 /* One line (a QMP message) into buf; -1 on EOF, error or 10 s of silence. */
 static int read_line(int fd, char *buf, size_t len)
 {
@@ -94,7 +99,7 @@ static int read_line(int fd, char *buf, size_t len)
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		ssize_t r;
 
-		if (poll(&p, 1, 10000) <= 0)
+		if (poll(&p, 1, QMP_TIMEOUT_MS) <= 0)
 			return -1;
 		r = read(fd, buf + n, 1);
 		if (r <= 0)
@@ -133,6 +138,37 @@ static int send_all(int fd, const char *s)
 	return 0;
 }
 
+/*
+ * Connect, bounded: a non-blocking Unix connect() to a listener whose
+ * backlog is full (a QEMU that stopped accepting) fails with EAGAIN
+ * instead of waiting for ever; tried again every 50 ms for QMP_TIMEOUT_MS.
+ * The fd (blocking again: every read after is bounded by poll()), or -1.
+ */
+static int connect_bounded(const struct sockaddr_un *sa)
+{
+	struct timespec slice = { .tv_nsec = 50 * 1000000L };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	unsigned int waited = 0;
+
+	if (fd < 0)
+		return -1;
+	while (connect(fd, (const struct sockaddr *)sa, sizeof(*sa))) {
+		if ((errno != EAGAIN && errno != EINTR) || waited >= QMP_TIMEOUT_MS) {
+			if (errno == EAGAIN)
+				errno = ETIMEDOUT;
+			close(fd);
+			return -1;
+		}
+		nanosleep(&slice, NULL);
+		waited += 50;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int qmp_hmp(const char *path, const char *command, char *out, size_t len, char *err,
 	    size_t err_len)
 {
@@ -145,8 +181,8 @@ int qmp_hmp(const char *path, const char *command, char *out, size_t len, char *
 		return -1;
 	}
 	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+	fd = connect_bounded(&sa);
+	if (fd < 0) {
 		snprintf(err, err_len, "cannot connect to QMP socket %s: %s", path, strerror(errno));
 		goto out;
 	}

@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <libvirt/libvirt-qemu.h>
@@ -19,6 +22,7 @@
 #include "log.h"
 #include "memmap.h"
 #include "memory_failure_event.h"
+#include "path.h"
 #include "qmp.h"
 
 const char *lv_last_error(void)
@@ -145,8 +149,24 @@ static int wants(const struct watch *w, virDomainPtr dom)
 	return !w->opt->domain || !strcmp(virDomainGetName(dom), w->opt->domain);
 }
 
+/*
+ * One line to stdout. SIGTERM and SIGINT are blocked for the watch's
+ * signalfd, so a write that waited for a reader that stopped reading could
+ * not be ended: it waits in poll() slices, and a pending stop drops it.
+ */
 static void print_line(const char *line)
 {
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+	sigset_t pending;
+
+	fflush(stdout);
+	for (;;) {
+		if (poll(&p, 1, 100) > 0)
+			break;
+		if (!sigpending(&pending) &&
+		    (sigismember(&pending, SIGTERM) || sigismember(&pending, SIGINT)))
+			return;
+	}
 	fputs(line, stdout);
 	fputc('\n', stdout);
 	fflush(stdout);
@@ -226,10 +246,22 @@ static void save_domain(struct watch *w, const char *path)
 	char *error = NULL, *line;
 	int saved, state = -1, reason;
 	const char *after;
+	struct stat st;
 
-	saved = virDomainSave(w->dom, path) == 0;
+	/*
+	 * libvirt opens FILE in this process (the embedded driver) with the
+	 * stop signals blocked: a FIFO there would hold open() for good.
+	 * (One swapped in after this check still can; SIGKILL ends it.)
+	 */
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {
+		saved = 0;
+		error = strdup("it exists and is not a regular file (a FIFO would block the save)");
+		w->status = 1;
+	} else {
+		saved = virDomainSave(w->dom, path) == 0;
+	}
 	/* the message first: the next libvirt call resets it */
-	if (!saved) {
+	if (!saved && !error) {
 		error = strdup(lv_last_error());
 		w->status = 1;
 	}
@@ -335,14 +367,18 @@ static int start_domain(struct watch *w)
 	char err[512], line[512], name[256];
 	char *xml = NULL;
 	size_t cap = 0;
-	FILE *f = fopen(w->opt->start_xml, "r");
+	/* (signals are blocked: a FIFO would hold open() for good) */
+	int fd = path_open_regular(w->opt->start_xml, O_RDONLY);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
 	pid_t pid;
 
 	if (!f || getdelim(&xml, &cap, 0, f) < 0) {
 		pr_say("cannot read domain XML %s: %s", w->opt->start_xml,
-			strerror(errno));
+			errno == EINVAL ? "not a regular file" : strerror(errno));
 		if (f)
 			fclose(f);
+		else if (fd >= 0)
+			close(fd);
 		free(xml);
 		return -1;
 	}

@@ -340,28 +340,18 @@ static void join_vcpus(struct vm *vm)
 static int receive_incoming(struct vm *vm, struct restore_result *r)
 {
 	const char *to = vm->opt->incoming;
-	struct pollfd p;
+	struct migration_listener l;
 	char qto[512];
 	int conn, ret;
 
-	p.fd = migration_listen(to);
-	if (p.fd < 0)
+	if (migration_listen(to, &l))
 		return -1;
-	p.events = POLLIN;
 	json_escape(qto, sizeof(qto), to);
 	report("incoming", "\"status\":\"listening\",\"at\":\"%s\"", qto);
-	while (!stop_requested() && poll(&p, 1, 100) == 0)
-		;
-	conn = stop_requested() ? -1 : accept4(p.fd, NULL, NULL, SOCK_CLOEXEC);
-	close(p.fd);
-	migration_unlink(to);
-	if (conn < 0) {
-		if (stop_requested())
-			pr_err("--incoming: stopped before a source came");
-		else
-			pr_errno("--incoming: accepting the source");
+	conn = migration_accept(&l, stop_requested);
+	migration_unlink(&l);
+	if (conn < 0)
 		return -1;
-	}
 	ret = migration_receive(vm, conn, to, r, stop_requested);
 	close(conn);
 	return ret;

@@ -159,10 +159,20 @@ check lv-save-refused "a save libvirt cannot do is refused with libvirt's messag
 	sh -c "[ '$(field status)' = refused ] && [ '$(field state_after)' = running ] &&
 		kill -0 $wpid && kill -0 $qpid && [ \"\$1\" = \"\$2\" ]" - "$(field error)" \
 	"Failed to create file '$t/no-such-dir/dom.img': No such file or directory"
+# a FIFO as FILE: libvirt would open it in the watch, whose SIGTERM and
+# SIGINT are blocked for its signalfd, and wait there for a reader for ever
+# (issue #36); refused before libvirt sees it
+mkfifo "$t/save.fifo"
+echo "save $t/save.fifo" >&3
+wait_line '"event":"save"' 2 "$t/save.out"
+line=$(grep '"event":"save"' "$t/save.out" | sed -n 2p)
+echo "  watch: $line"
+check lv-save-fifo "a save FILE that is a FIFO is refused before libvirt opens it, the guest runs on, the watch goes on" \
+	sh -c "[ '$(field status)' = refused ] && [ '$(field state_after)' = running ] && kill -0 $wpid"
 iohelper=/usr/lib/libvirt/libvirt_iohelper
 if [ -x $iohelper ]; then
 	echo "save $t/dom.img" >&3
-	wait_line '"event":"save"' 2 "$t/save.out"
+	wait_line '"event":"save"' 3 "$t/save.out"
 	line=$(grep '"event":"save"' "$t/save.out" | tail -n 1)
 	echo "  watch: $line"
 	magic=$(head -c 16 "$t/dom.img" 2>/dev/null | tr -dc 'A-Za-z')
@@ -192,6 +202,12 @@ fi
 sed 's/^/  watch: /' "$t/save.out"
 sed 's/^/  watch(stderr): /' "$t/save.err" | grep -v ' info : \| warning : '
 
+# --start naming a FIFO: opened without waiting for a writer and refused
+# (the stop signals are already blocked for the watch's signalfd)
+mkfifo "$t/start.fifo"
+expect lv-start-fifo 1 "cannot read domain XML $t/start.fifo: not a regular file" \
+	timeout 30 "$tool" --connect "$uri" --watch --domain hwlab-host --start "$t/start.fifo" \
+	--debugfs "$t/debugfs" </dev/null
 expect lv-no-domain 1 'no domain nosuch' "$tool" --connect "$uri" --domain nosuch --debugfs "$t/debugfs" 0x100000
 expect lv-bad-uri 1 'cannot connect to libvirt at bogus:///x' \
 	"$tool" --connect bogus:///x --domain d --debugfs "$t/debugfs" 0x100000

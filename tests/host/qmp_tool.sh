@@ -17,6 +17,33 @@ if [ "$(id -u)" -ne 0 ]; then
 	skip qmp-tool "not root: the tool reads PFNs from pagemap only as root"
 	finish
 fi
+# A QMP socket whose listener never accepts, its backlog full (a QEMU that
+# stopped answering): the tool's connect() once waited for ever; now it
+# gives up after 10 s. The "QEMU" is a copy of sleep under QEMU's name (the
+# tool checks the pid's exe before it connects). (issue #36)
+qf=$(mktemp -d)
+cp "$(command -v sleep)" "$qf/qemu-system-x86_64"
+python3 "$here/tests/host/stall_peer.py" full "$qf/qmp" "$qf/ready" &
+peer_pid=$!
+"$qf/qemu-system-x86_64" 600 &
+fake_pid=$!
+n=0
+while [ ! -e "$qf/ready" ] && kill -0 $peer_pid 2>/dev/null && [ $n -lt 300 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+t0=$(date +%s)
+out=$(timeout 30 "$tool" --qmp "$qf/qmp" --debugfs "$qf" $fake_pid 0x100000 2>&1)
+rc=$? secs=$(($(date +%s) - t0))
+kill $peer_pid $fake_pid 2>/dev/null
+wait $peer_pid $fake_pid 2>/dev/null
+rm -rf "$qf"
+if [ $rc -eq 1 ] && [ $secs -le 15 ] && [[ $out == *"cannot connect to QMP socket"*"timed out"* ]]; then
+	pass qmp-connect-bounded "a listener that never accepts: refused after ${secs}s ($out)"
+else
+	fail qmp-connect-bounded "exit $rc after ${secs}s (want 1 within 15 s, 'timed out'): $out"
+fi
+
 if ! command -v "$qemu" >/dev/null; then
 	skip qmp-tool "no $qemu (make deps installs qemu-system-x86)"
 	finish

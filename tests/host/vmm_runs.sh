@@ -121,4 +121,6 @@ expect "${pfx}hugetlb-1g-mem" 2 'must be a multiple of 1024 MiB per slot (1 slot
 . "$here/tests/host/vmm_runs/migrate.sh"
 # shellcheck source=vmm_runs/hostile_stream.sh
 . "$here/tests/host/vmm_runs/hostile_stream.sh"
+# shellcheck source=vmm_runs/bounds.sh
+. "$here/tests/host/vmm_runs/bounds.sh"
 finish

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -88,6 +89,29 @@ static int create_table(int dirfd, const char *name, const char *path)
 	return fd;
 }
 
+/*
+ * flock() that gives up after FLOCK_TIMEOUT_MS: the lock is held by VMMs
+ * only while they publish (or, a table's, never exclusively), so a holder
+ * that keeps it longer is stuck or hostile, and must not hold this VMM's
+ * start-up for ever. 0, or -1 with errno set (EWOULDBLOCK: timed out).
+ */
+#define FLOCK_TIMEOUT_MS	5000
+#define FLOCK_RETRY_MS		10
+
+static int flock_bounded(int fd, int op)
+{
+	struct timespec slice = { .tv_nsec = FLOCK_RETRY_MS * 1000000L };
+	unsigned int waited;
+
+	for (waited = 0;; waited += FLOCK_RETRY_MS) {
+		if (!flock(fd, op | LOCK_NB))
+			return 0;
+		if ((errno != EWOULDBLOCK && errno != EINTR) || waited >= FLOCK_TIMEOUT_MS)
+			return -1;
+		nanosleep(&slice, NULL);
+	}
+}
+
 /* The table of vm's memslots, as the tools read it. */
 static void table_of(const struct vm *vm, struct memmap *m)
 {
@@ -126,8 +150,9 @@ static int open_private_dir(int required)
 			pr_err("cannot publish the memslot table: %s", err);
 		return -1;
 	}
-	if (flock(dirfd, LOCK_EX)) {
-		pr_errno("flock %s", dir);
+	if (flock_bounded(dirfd, LOCK_EX)) {
+		pr_errno("flock %s (another process held it for %d s)", dir,
+			 FLOCK_TIMEOUT_MS / 1000);
 		close(dirfd);
 		return -1;
 	}
@@ -198,7 +223,7 @@ int guest_ram_publish(const struct vm *vm, const char *path)
 	 * someone holds a lock on, so guest output is never appended to a
 	 * live table wherever it was published (console_io.c).
 	 */
-	if (flock(fd, LOCK_SH))
+	if (flock_bounded(fd, LOCK_SH))
 		pr_warn("flock %s: %s", where, strerror(errno));
 	/* the FILE writes through a duplicate; fd stays open for the VMM's life */
 	r = fcntl(fd, F_DUPFD_CLOEXEC, 0);

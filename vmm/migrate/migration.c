@@ -23,6 +23,8 @@
 #define PAUSE_TIMEOUT_NS	(5ULL * 1000 * 1000 * 1000)
 /* The destination's answer: restoring 128 MiB under nested TCG took 1.4 s; ample. */
 #define ACK_TIMEOUT_MS		(120 * 1000)
+/* A full listener's backlog is tried again this often. */
+#define CONNECT_RETRY_MS	50
 
 /* "unix:PATH" into addr; 0, or -1 after a message. */
 static int parse_address(const char *to, struct sockaddr_un *addr)
@@ -162,15 +164,50 @@ static int send_pass(struct send_state *st, fill_fn fill)
 	return r;
 }
 
-/* The destination's answer byte, or 0 for none within the timeout (EOF, an error). */
-static char wait_ack(int fd)
+/* The destination's answer byte, or 0 for none within the timeout (EOF, an error, a stop). */
+static char wait_ack(struct stream *s)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
 	char c = 0;
 
-	if (poll(&p, 1, ACK_TIMEOUT_MS) == 1 && read(fd, &c, 1) == 1)
-		return c;
-	return 0;
+	return stream_get_byte(s, &c, ACK_TIMEOUT_MS) ? 0 : c;
+}
+
+/*
+ * Connect without blocking: a listener whose backlog is full (one that
+ * never accepts) makes a non-blocking Unix connect() fail with EAGAIN
+ * instead of waiting for ever; it is tried again every CONNECT_RETRY_MS
+ * until STREAM_IO_TIMEOUT_S or a stop. The fd, or -1 after a message.
+ */
+static int connect_bounded(const char *to, const struct sockaddr_un *addr, int (*stopped)(void))
+{
+	uint64_t deadline = monotonic_ns() + STREAM_IO_TIMEOUT_S * 1000000000ull;
+	struct timespec slice = { .tv_nsec = CONNECT_RETRY_MS * 1000000L };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		pr_errno("--migrate-to: a socket for %s", to);
+		return -1;
+	}
+	for (;;) {
+		if (!connect(fd, (const struct sockaddr *)addr, sizeof(*addr)))
+			return fd;
+		if (errno != EAGAIN && errno != EINTR) {
+			pr_errno("--migrate-to: connecting to %s", to);
+			break;
+		}
+		if (stopped()) {
+			pr_err("--migrate-to: connecting to %s: stopped", to);
+			break;
+		}
+		if (monotonic_ns() >= deadline) {
+			pr_err("--migrate-to: connecting to %s: its listener took no connection for "
+			       "%d s (its backlog is full)", to, STREAM_IO_TIMEOUT_S);
+			break;
+		}
+		nanosleep(&slice, NULL);
+	}
+	close(fd);
+	return -1;
 }
 
 #define REPORT_UNREADABLE	8
@@ -208,7 +245,7 @@ int migration_send(struct vm *vm, const char *to, void (*between_rounds)(struct 
 	const char *why = "";
 	int fd = -1, paused = 0, logging = 0, ret = 0;
 	struct ram_counts before;
-	char ack;
+	char ack, qto[512];
 
 	poison_list_free(&st.unreadable);
 	memset(&st, 0, sizeof(st));
@@ -218,14 +255,15 @@ int migration_send(struct vm *vm, const char *to, void (*between_rounds)(struct 
 	st.boot_count = vm->boot_count;
 	if (parse_address(to, &addr))
 		return 0;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr))) {
-		pr_errno("--migrate-to: connecting to %s", to);
+	json_escape(qto, sizeof(qto), to);
+	report("migrate_connect", "\"to\":\"%s\"", qto);
+	fd = connect_bounded(to, &addr, stopped);
+	if (fd < 0) {
 		why = "cannot connect to the destination";
 		goto fail;
 	}
-	if (stream_out_open(&st.s, fd, "the migration socket") ||
-	    stream_on_socket(&st.s, stopped) || snapshot_put_config(vm, &st.s)) {
+	if (stream_out_socket(&st.s, fd, "the migration socket", stopped) ||
+	    snapshot_put_config(vm, &st.s)) {
 		why = "the destination went away";
 		goto fail;
 	}
@@ -293,15 +331,15 @@ int migration_send(struct vm *vm, const char *to, void (*between_rounds)(struct 
 		why = "sending the machine's state";
 		goto fail;
 	}
-	ack = wait_ack(fd);
+	ack = wait_ack(&st.s);
 	if (ack != MIGRATE_ACK_OK) {
 		why = ack ? "the destination refused the state (see its report)" :
 			    "no answer from the destination";
 		goto fail;
 	}
 	/* the hand-over: from here the destination runs the guest, this VMM never again */
-	if (write(fd, &(char){ MIGRATE_GO }, 1) != 1) {
-		pr_errno("--migrate-to: handing over to the destination");
+	if (stream_put_byte(&st.s, MIGRATE_GO)) {
+		pr_err("--migrate-to: handing over to the destination failed");
 		why = "the hand-over failed: the destination does not run the guest";
 		goto fail;
 	}
@@ -323,57 +361,4 @@ out:
 		close(fd);
 	/* migrated: the guest stays paused until the caller stops it */
 	return ret;
-}
-
-int migration_listen(const char *to)
-{
-	struct sockaddr_un addr;
-	int fd;
-
-	if (parse_address(to, &addr))
-		return -1;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	/* bind() makes a new socket file, and fails on anything already there (a planted link) */
-	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) || listen(fd, 1)) {
-		pr_errno("--incoming: listening on %s", to);
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-void migration_unlink(const char *to)
-{
-	if (!strncmp(to, "unix:", 5))
-		unlink(to + 5);
-}
-
-int migration_receive(struct vm *vm, int conn, const char *to, struct restore_result *r,
-		      int (*stopped)(void))
-{
-	uint64_t t0 = monotonic_ns();
-	char qto[512], ack, go = 0;
-	struct stream s;
-	int ret;
-
-	json_escape(qto, sizeof(qto), to);
-	ret = stream_in_open(&s, conn, "the migration socket") || stream_on_socket(&s, stopped) ||
-	      snapshot_restore_state(vm, &s, r) ? -1 : 0;
-	ack = ret ? MIGRATE_ACK_REFUSED : MIGRATE_ACK_OK;
-	if (write(conn, &ack, 1) != 1 && !ret) {
-		pr_errno("--incoming: answering the source");
-		ret = -1;
-	}
-	/* the guest runs here only once the source has stopped it for good */
-	if (!ret && (read(conn, &go, 1) != 1 || go != MIGRATE_GO)) {
-		pr_err("--incoming: the source did not hand the guest over (it runs it on)");
-		ret = -1;
-	}
-	if (ret) {
-		snapshot_report_refused("incoming", qto);
-		return -1;
-	}
-	snapshot_report_restore("incoming", qto, r, monotonic_ns() - t0);
-	return 0;
 }

@@ -17,13 +17,17 @@
  * A reboot of the guest meanwhile (the VMM rewrote memory it does not log)
  * fails the migration the same way.
  *
- * The destination (--incoming unix:PATH): listen (a new socket file, not
- * through a symlink), take one connection, restore as from a file, answer
+ * The destination (--incoming unix:PATH, migrate/incoming.c): listen (a
+ * new socket file, not through a symlink, made relative to its directory's
+ * fd; at the end removed there, only if it is still that file), take one
+ * connection, restore as from a file, answer
  * 'K' and start the guest once the source's 'G' comes, or answer 'E' (or
  * get no 'G') and exit.
  */
 #ifndef HWLAB_MIGRATE_MIGRATION_H
 #define HWLAB_MIGRATE_MIGRATION_H
+
+#include <sys/types.h>
 
 #include "migrate/snapshot.h"
 
@@ -48,19 +52,34 @@ struct vm;
 int migration_send(struct vm *vm, const char *to, void (*between_rounds)(struct vm *vm),
 		   int (*stopped)(void));
 
+/* The destination's listening socket, and what its removal needs. */
+struct migration_listener {
+	int fd;			/* non-blocking */
+	int dirfd;		/* the socket file's directory, O_PATH */
+	char name[108];		/* the socket file's name in it */
+	dev_t dev;		/* the socket file made, for the removal */
+	ino_t ino;
+	int bound;
+};
+
+/* Listen at to ("unix:PATH"). 0, or -1 after a message (nothing left behind). */
+int migration_listen(const char *to, struct migration_listener *l);
 /*
- * The destination: the listening socket at to ("unix:PATH"), or -1 after
- * a message. The caller waits for a connection (poll) so that a stop
- * signal still ends the wait.
+ * Wait for a source, asking stopped() every STREAM_POLL_MS. The connection,
+ * or -1 after a message (stopped, or an error).
  */
-int migration_listen(const char *to);
+int migration_accept(struct migration_listener *l, int (*stopped)(void));
+/*
+ * Close the listener and remove its socket file, relative to its directory
+ * and only if the name still is that file (a swapped path or a replaced
+ * file is left alone).
+ */
+void migration_unlink(struct migration_listener *l);
 /*
  * On the accepted connection: restore (report "incoming"), answer. 0 (the
  * caller starts the guest), or -1 after a message and a refused line.
  */
 int migration_receive(struct vm *vm, int conn, const char *to, struct restore_result *r,
 		      int (*stopped)(void));
-/* The socket file made by migration_listen(), removed. */
-void migration_unlink(const char *to);
 
 #endif

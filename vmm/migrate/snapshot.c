@@ -391,64 +391,6 @@ void snapshot_tell_owed(struct vm *vm, struct restore_result *r)
 	poison_list_free(&r->to_tell);
 }
 
-int snapshot_take(struct vm *vm, const char *path)
-{
-	struct snapshot_stats st = { 0 };
-	char tmp[4096], qpath[8192];
-	struct stream s;
-	uint64_t t0;
-	int fd, r;
-
-	json_escape(qpath, sizeof(qpath), path);
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp)) {
-		pr_err("--snapshot: the path is too long");
-		return -1;
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		pr_errno("--snapshot: creating %s", tmp);
-		report("snapshot", "\"status\":\"fail\",\"path\":\"%s\",\"reason\":\"cannot create "
-		       "the file\"", qpath);
-		return -1;
-	}
-	t0 = monotonic_ns();
-	if (vm_pause(vm, PAUSE_TIMEOUT_NS)) {
-		pr_err("--snapshot: a vCPU did not pause within %llu s", PAUSE_TIMEOUT_NS / 1000000000);
-		r = -1;
-	} else {
-		r = stream_out_open(&s, fd, path) || snapshot_save_state(vm, &s, &st) ||
-		    stream_out_close(&s) || fsync(fd) ? -1 : 0;
-		vm_resume(vm);
-		st.downtime_ns = monotonic_ns() - t0;
-		st.bytes = s.wire_bytes;
-		st.sections = s.sections;
-	}
-	if (close(fd) && !r) {
-		pr_errno("--snapshot: closing %s", tmp);
-		r = -1;
-	}
-	if (!r && rename(tmp, path)) {
-		pr_errno("--snapshot: renaming %s to %s", tmp, path);
-		r = -1;
-	}
-	if (r) {
-		unlink(tmp);
-		report("snapshot", "\"status\":\"fail\",\"path\":\"%s\",\"reason\":\"see the VMM's "
-		       "error message\"", qpath);
-		return -1;
-	}
-	report("snapshot", "\"status\":\"ok\",\"path\":\"%s\",\"bytes\":%llu,\"sections\":%u,"
-	       "\"pages_data\":%llu,\"pages_zero\":%llu,\"pages_poisoned\":%llu,"
-	       "\"pages_unreadable\":%llu,\"poisoned_heard\":%u,\"poisoned_told\":%u,"
-	       "\"downtime_ms\":%.1f", qpath, (unsigned long long)st.bytes, st.sections,
-	       (unsigned long long)st.ram.pages[RAM_PAGE_DATA],
-	       (unsigned long long)st.ram.pages[RAM_PAGE_ZERO],
-	       (unsigned long long)st.ram.pages[RAM_PAGE_POISONED],
-	       (unsigned long long)st.ram.pages[RAM_PAGE_UNREADABLE], st.poisoned_heard,
-	       st.poisoned_told, st.downtime_ns / 1e6);
-	return 0;
-}
-
 void snapshot_report_restore(const char *event, const char *from, const struct restore_result *r,
 			     uint64_t ns)
 {
@@ -470,30 +412,4 @@ void snapshot_report_refused(const char *event, const char *from)
 {
 	report(event, "\"status\":\"refused\",\"from\":\"%s\",\"reason\":\"see the VMM's error "
 	       "message; the guest was not started\"", from);
-}
-
-int snapshot_restore_file(struct vm *vm, const char *path, struct restore_result *r)
-{
-	uint64_t t0 = monotonic_ns();
-	struct stream s;
-	struct stat sb;
-	char qpath[8192];
-	int fd, ret = -1;
-
-	json_escape(qpath, sizeof(qpath), path);
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		pr_errno("--restore: opening %s", path);
-	else if (fstat(fd, &sb) || !S_ISREG(sb.st_mode))
-		pr_err("--restore: %s is not a regular file", path);
-	else if (!stream_in_open(&s, fd, path) && !snapshot_restore_state(vm, &s, r))
-		ret = 0;
-	if (fd >= 0)
-		close(fd);
-	if (ret) {
-		snapshot_report_refused("restore", qpath);
-		return -1;
-	}
-	snapshot_report_restore("restore", qpath, r, monotonic_ns() - t0);
-	return 0;
 }

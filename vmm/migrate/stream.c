@@ -2,9 +2,10 @@
 #include "migrate/stream.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -93,52 +94,86 @@ void stream_set_rate(struct stream *s, uint64_t bytes_per_s)
 	s->rate_base = s->wire_bytes;
 }
 
-/* Sleep until the bytes written so far are within the rate. */
-static void keep_rate(struct stream *s)
+/*
+ * Sleep until the bytes written so far are within the rate, in slices that
+ * ask the stop question. 0, or -1 after a message (stopped).
+ */
+static int keep_rate(struct stream *s)
 {
-	uint64_t due, now;
+	uint64_t due, now, ns;
 	struct timespec ts;
 
 	if (!s->max_rate)
-		return;
+		return 0;
 	due = s->t_start + (s->wire_bytes - s->rate_base) * 1000000000ull / s->max_rate;
-	now = monotonic_ns();
-	if (due <= now)
-		return;
-	ts.tv_sec = (due - now) / 1000000000ull;
-	ts.tv_nsec = (due - now) % 1000000000ull;
-	nanosleep(&ts, NULL);
+	while ((now = monotonic_ns()) < due) {
+		if (s->stopped && s->stopped()) {
+			pr_err("writing the state stream on %s: stopped", s->name);
+			return -1;
+		}
+		ns = due - now < STREAM_POLL_MS * 1000000ull ? due - now : STREAM_POLL_MS * 1000000ull;
+		ts.tv_sec = ns / 1000000000ull;
+		ts.tv_nsec = ns % 1000000000ull;
+		nanosleep(&ts, NULL);
+	}
+	return 0;
 }
 
-int stream_on_socket(struct stream *s, int (*stopped)(void))
+/*
+ * A socket's fd is non-blocking: a read or write that cannot move waits in
+ * poll() slices of STREAM_POLL_MS, so that the stop question is asked
+ * whichever thread the stop signal went to (and the stop handler's
+ * SA_RESTART restarts no wait here), and a peer that moves nothing for
+ * s->timeout_ms is given up.
+ */
+static int on_socket(struct stream *s, int (*stopped)(void))
 {
-	struct timeval tv = { .tv_sec = STREAM_IO_TIMEOUT_S };
+	int fl = fcntl(s->fd, F_GETFL);
 
 	s->stopped = stopped;
-	if (setsockopt(s->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-	    setsockopt(s->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv))) {
-		pr_errno("the migration socket's timeouts");
+	s->timeout_ms = STREAM_IO_TIMEOUT_S * 1000;
+	if (fl < 0 || fcntl(s->fd, F_SETFL, fl | O_NONBLOCK)) {
+		pr_errno("the migration socket: non-blocking");
 		return -1;
 	}
 	return 0;
 }
 
 /*
- * A read or write that did not move: retry after a signal unless the VMM
- * is asked to stop; a socket's timeout is the peer stalled. 1 to retry, or
- * 0 after a message.
+ * Wait until fd can move (events) for at most s->timeout_ms: 1 when it
+ * can, or 0 after a message (stopped, or the peer stalled).
  */
-static int retry(struct stream *s, const char *what)
+static int wait_ready(struct stream *s, short events, const char *what)
+{
+	struct pollfd p = { .fd = s->fd, .events = events };
+	uint64_t deadline = monotonic_ns() + (uint64_t)s->timeout_ms * 1000000;
+
+	for (;;) {
+		if (s->stopped && s->stopped()) {
+			pr_err("%s the state stream on %s: stopped", what, s->name);
+			return 0;
+		}
+		if (poll(&p, 1, STREAM_POLL_MS) > 0)
+			return 1;
+		if (monotonic_ns() >= deadline) {
+			pr_err("%s the state stream on %s: nothing moved for %u s (the peer stalled)",
+			       what, s->name, s->timeout_ms / 1000);
+			return 0;
+		}
+	}
+}
+
+/*
+ * A read or write that did not move: 1 to retry (a signal; a socket that
+ * became ready), or 0 after a message.
+ */
+static int retry(struct stream *s, const char *what, short events)
 {
 	if (errno == EINTR && !(s->stopped && s->stopped()))
 		return 1;
-	if (errno == EINTR)
-		pr_err("%s the state stream on %s: stopped", what, s->name);
-	else if (errno == EAGAIN || errno == EWOULDBLOCK)
-		pr_err("%s the state stream on %s: nothing moved for %d s (the peer stalled)", what,
-		       s->name, STREAM_IO_TIMEOUT_S);
-	else
-		pr_errno("%s the state stream on %s", what, s->name);
+	if (s->stopped && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return wait_ready(s, events, what);
+	pr_errno("%s the state stream on %s", what, s->name);
 	return 0;
 }
 
@@ -149,7 +184,7 @@ static int write_all(struct stream *s, const void *p, size_t n)
 	while (n) {
 		ssize_t w = write(s->fd, b, n);
 
-		if (w < 0 && retry(s, "writing"))
+		if (w < 0 && retry(s, "writing", POLLOUT))
 			continue;
 		if (w < 0)
 			return -1;
@@ -160,7 +195,8 @@ static int write_all(struct stream *s, const void *p, size_t n)
 		b += w;
 		n -= w;
 		s->wire_bytes += w;
-		keep_rate(s);
+		if (keep_rate(s))
+			return -1;
 	}
 	return 0;
 }
@@ -174,7 +210,7 @@ static int read_all(struct stream *s, void *p, size_t n, size_t *got)
 	while (*got < n) {
 		ssize_t r = read(s->fd, b + *got, n - *got);
 
-		if (r < 0 && retry(s, "reading"))
+		if (r < 0 && retry(s, "reading", POLLIN))
 			continue;
 		if (r < 0)
 			return -1;
@@ -186,11 +222,10 @@ static int read_all(struct stream *s, void *p, size_t n, size_t *got)
 	return 1;
 }
 
-int stream_out_open(struct stream *s, int fd, const char *name)
+static int write_header(struct stream *s)
 {
 	struct stream_header h = { .version = STREAM_VERSION, .size = sizeof(h) };
 
-	*s = (struct stream) { .fd = fd, .name = name };
 	memcpy(h.magic, STREAM_MAGIC, sizeof(h.magic));
 	return write_all(s, &h, sizeof(h));
 }
@@ -221,13 +256,13 @@ int stream_out_close(struct stream *s)
 	return stream_put(s, STREAM_END, &e, sizeof(e));
 }
 
-int stream_in_open(struct stream *s, int fd, const char *name)
+static int read_header(struct stream *s)
 {
+	const char *name = s->name;
 	struct stream_header h;
 	size_t got;
 	int r;
 
-	*s = (struct stream) { .fd = fd, .name = name };
 	r = read_all(s, &h, sizeof(h), &got);
 	if (r < 0)
 		return -1;
@@ -246,6 +281,50 @@ int stream_in_open(struct stream *s, int fd, const char *name)
 		return -1;
 	}
 	return 0;
+}
+
+int stream_out_open(struct stream *s, int fd, const char *name)
+{
+	*s = (struct stream) { .fd = fd, .name = name };
+	return write_header(s);
+}
+
+int stream_in_open(struct stream *s, int fd, const char *name)
+{
+	*s = (struct stream) { .fd = fd, .name = name };
+	return read_header(s);
+}
+
+int stream_out_socket(struct stream *s, int fd, const char *name, int (*stopped)(void))
+{
+	*s = (struct stream) { .fd = fd, .name = name };
+	return on_socket(s, stopped) || write_header(s) ? -1 : 0;
+}
+
+/* The timeouts and the stop question before the header: a peer may stall inside it. */
+int stream_in_socket(struct stream *s, int fd, const char *name, int (*stopped)(void))
+{
+	*s = (struct stream) { .fd = fd, .name = name };
+	return on_socket(s, stopped) || read_header(s) ? -1 : 0;
+}
+
+int stream_put_byte(struct stream *s, char c)
+{
+	return write_all(s, &c, 1);
+}
+
+int stream_get_byte(struct stream *s, char *c, unsigned int timeout_ms)
+{
+	unsigned int was = s->timeout_ms;
+	size_t got;
+	int r;
+
+	s->timeout_ms = timeout_ms;
+	r = read_all(s, c, 1, &got);
+	s->timeout_ms = was;
+	if (!r)
+		pr_err("reading the state stream on %s: the peer closed it", s->name);
+	return r == 1 ? 0 : -1;
 }
 
 int stream_get(struct stream *s, enum stream_section *type, void *buf, uint32_t *len)

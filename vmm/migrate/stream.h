@@ -46,17 +46,18 @@ struct stream {
 	uint64_t t_start;	/* when the rate was set, and wire_bytes then */
 	uint64_t rate_base;
 	/*
-	 * A socket's: asked when a read or write is interrupted (a signal, or
-	 * the socket's STREAM_IO_TIMEOUT_S with nothing moving); nonzero ends
-	 * it with an error. NULL: a file, which does not stall.
+	 * A socket's (non-blocking): asked every STREAM_POLL_MS while a read
+	 * or write waits for the peer; nonzero ends it with an error. NULL: a
+	 * regular file, which does not stall.
 	 */
 	int (*stopped)(void);
+	unsigned int timeout_ms;	/* a socket's peer that moves nothing this long: given up */
 };
 
-/* A peer that moves no byte for this long is given up (SO_RCVTIMEO, SO_SNDTIMEO). */
+/* A peer that moves no byte for this long is given up. */
 #define STREAM_IO_TIMEOUT_S	30
-/* Give a socket fd the timeouts, and s the stop question. 0, or -1 after a message. */
-int stream_on_socket(struct stream *s, int (*stopped)(void));
+/* How often a wait for the peer asks whether the VMM is to stop. */
+#define STREAM_POLL_MS		100
 
 /* A writer on fd: writes the header. 0, or -1 after a message. */
 int stream_out_open(struct stream *s, int fd, const char *name);
@@ -65,6 +66,12 @@ int stream_out_open(struct stream *s, int fd, const char *name);
  * migration's copy takes its time instead of a link's or a CPU's all.
  */
 void stream_set_rate(struct stream *s, uint64_t bytes_per_s);
+/*
+ * The same on a connected socket: fd made non-blocking, every wait for
+ * the peer (the header's included) bounded by STREAM_IO_TIMEOUT_S and
+ * ended by stopped(). 0, or -1 after a message.
+ */
+int stream_out_socket(struct stream *s, int fd, const char *name, int (*stopped)(void));
 /* One section; len <= STREAM_SECTION_MAX. 0, or -1 after a message. */
 int stream_put(struct stream *s, enum stream_section type, const void *payload, uint32_t len);
 /* The end section. 0, or -1 after a message. */
@@ -72,6 +79,14 @@ int stream_out_close(struct stream *s);
 
 /* A reader on fd: reads and checks the header. 0, or -1 after a message. */
 int stream_in_open(struct stream *s, int fd, const char *name);
+/* A reader on a socket: as stream_out_socket(), then the header. */
+int stream_in_socket(struct stream *s, int fd, const char *name, int (*stopped)(void));
+/*
+ * One byte of a socket stream's hand-over (migrate/migration.h), outside
+ * the sections; a get waits at most timeout_ms. 0, or -1 after a message.
+ */
+int stream_put_byte(struct stream *s, char c);
+int stream_get_byte(struct stream *s, char *c, unsigned int timeout_ms);
 /*
  * The next section into buf (cap >= STREAM_SECTION_MAX), checked: its
  * magic, length and CRC, and for the end section its counts. *type and
