@@ -10,7 +10,7 @@
 #   make compare  the same Linux guest and poison in QEMU and in hwlab-vmm: one table
 #   make guest-matrix  Debian's stock kernels and ours as guests: boot, every case, default poll
 #   make asan   unit tests and VMM runs under ASan+UBSan (build/asan); part of make test
-#   make fuzz   libFuzzer on the ELF loader and the ucall decoder, FUZZ_SECONDS each
+#   make fuzz   libFuzzer on the ELF loader, ucall decoder, bzImage, stream restore, --watch requests
 #   make test-debug-kernel  the kernel-facing scenarios on a lockdep/DEBUG_VM kernel
 CC      ?= gcc
 BUILD   := build
@@ -253,7 +253,7 @@ asan: asan-build $(BUILD)/guest.elf $(BUILD)/json-field
 	tests/host/asan.sh
 
 # libFuzzer (clang): the same rules into build/fuzz, every object built with
-# coverage; each target links only the pure code it fuzzes.
+# coverage; each target links only the code it fuzzes, FUZZ_SECONDS each.
 FUZZ_BUILD := $(BUILD)/fuzz
 # (the restore's target links all of vmm/: clang warns of a GNU extension gcc takes)
 FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
