@@ -10,7 +10,7 @@
 #   make compare  the same Linux guest and poison in QEMU and in hwlab-vmm: one table
 #   make guest-matrix  Debian's stock kernels and ours as guests: boot, every case, default poll
 #   make asan   unit tests and VMM runs under ASan+UBSan (build/asan); part of make test
-#   make fuzz   libFuzzer on the ELF loader and the ucall decoder, FUZZ_SECONDS each
+#   make fuzz   libFuzzer on the ELF loader, ucall decoder, bzImage, stream restore, --watch requests
 #   make test-debug-kernel  the kernel-facing scenarios on a lockdep/DEBUG_VM kernel
 CC      ?= gcc
 BUILD   := build
@@ -253,12 +253,13 @@ asan: asan-build $(BUILD)/guest.elf $(BUILD)/json-field
 	tests/host/asan.sh
 
 # libFuzzer (clang): the same rules into build/fuzz, every object built with
-# coverage; each target links only the pure code it fuzzes.
+# coverage; each target links only the code it fuzzes, FUZZ_SECONDS each.
 FUZZ_BUILD := $(BUILD)/fuzz
+# (the restore's target links all of vmm/: clang warns of a GNU extension gcc takes)
 FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
-	-fno-omit-frame-pointer
+	-fno-omit-frame-pointer -Wno-gnu-variable-sized-type-not-at-end
 FUZZ_SECONDS := 60
-FUZZERS := fuzz-elf-load fuzz-ucall fuzz-bzimage
+FUZZERS := fuzz-elf-load fuzz-ucall fuzz-bzimage fuzz-stream-restore fuzz-watch-request
 
 $(BUILD)/fuzz-elf-load: $(OBJ)/tests/fuzz/fuzz_elf_load.o $(OBJ)/vmm/boot/elf_load.o $(OBJ)/vmm/core/memslot.o
 	$(CC) $(SAN_FLAGS) -fsanitize=fuzzer -o $@ $^
@@ -271,8 +272,33 @@ $(BUILD)/fuzz-ucall: $(OBJ)/tests/fuzz/fuzz_ucall.o $(OBJ)/vmm/hwlab/ucall_decod
 $(BUILD)/fuzz-bzimage: $(OBJ)/tests/fuzz/fuzz_bzimage.o $(OBJ)/vmm/boot/bzimage.o
 	$(CC) $(SAN_FLAGS) -fsanitize=fuzzer -o $@ $^
 
+# The whole restore over the VMM's own objects; KVM's ioctls answered by
+# fake_kvm.c (--wrap), the stream's CRCs kept right by stream_mutator.c.
+$(BUILD)/fuzz-stream-restore: $(OBJ)/tests/fuzz/fuzz_stream_restore.o \
+		$(OBJ)/tests/fuzz/stream_mutator.o $(OBJ)/tests/fuzz/fake_kvm.o \
+		$(BUILD)/libvmm.a $(BUILD)/libhwlab.a
+	$(CC) $(SAN_FLAGS) -fsanitize=fuzzer -pthread -Wl,--wrap=ioctl -o $@ $^
+
+# The same without the custom mutator: libFuzzer's own mutations only, the
+# baseline the mutator's gain is measured against (docs/design.md).
+$(BUILD)/fuzz-stream-restore-plain: $(OBJ)/tests/fuzz/fuzz_stream_restore.o \
+		$(OBJ)/tests/fuzz/stream_mutator_plain.o $(OBJ)/tests/fuzz/fake_kvm.o \
+		$(BUILD)/libvmm.a $(BUILD)/libhwlab.a
+	$(CC) $(SAN_FLAGS) -fsanitize=fuzzer -pthread -Wl,--wrap=ioctl -o $@ $^
+
+$(OBJ)/tests/fuzz/stream_mutator_plain.o: tests/fuzz/stream_mutator.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -DHWLAB_FUZZ_NO_MUTATOR -c -o $@ $<
+
+$(BUILD)/fuzz-watch-request: $(OBJ)/tests/fuzz/fuzz_watch_request.o \
+		$(OBJ)/tools/memory_failure_event.o $(BUILD)/libhwlab.a
+	$(CC) $(SAN_FLAGS) -fsanitize=fuzzer -o $@ $^
+
+$(OBJ)/tests/fuzz/%.o: HOST_CFLAGS += -Itools
+
 fuzz-build:
-	$(MAKE) BUILD=$(FUZZ_BUILD) CC=clang SAN_FLAGS="$(FUZZ_FLAGS)" $(FUZZERS:%=$(FUZZ_BUILD)/%)
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=clang SAN_FLAGS="$(FUZZ_FLAGS)" $(FUZZERS:%=$(FUZZ_BUILD)/%) \
+		$(FUZZ_BUILD)/fuzz-stream-restore-plain
 
 fuzz: fuzz-build $(BUILD)/guest.elf
 	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)

@@ -3,10 +3,21 @@
 # few cut from it for the ELF loader, and one ucall of every command for the
 # ucall decoder (input: the 4-byte GPA, then guest RAM; see fuzz_ucall.c).
 # The bzImage parser starts from the real kernel's first 64 KiB, when built.
-# Usage: tests/fuzz/seeds.sh OUTDIR GUEST.elf [BZIMAGE]
+# The restore's seeds are valid streams of its two machines, written by the
+# fuzz target itself (fuzz_stream_restore.c: snapshot_save_state() on them);
+# the watch's are request lines.
+# Usage: tests/fuzz/seeds.sh OUTDIR GUEST.elf [BZIMAGE [FUZZ-STREAM-RESTORE]]
 set -euo pipefail
-out=$1 guest=$2 bzimage=${3:-}
-mkdir -p "$out/elf-load" "$out/ucall" "$out/bzimage"
+out=$1 guest=$2 bzimage=${3:-} restore=${4:-}
+mkdir -p "$out/elf-load" "$out/ucall" "$out/bzimage" "$out/stream-restore" "$out/watch-request"
+if [ -x "$restore" ]; then
+	HWLAB_FUZZ_WRITE_SEEDS=$out/stream-restore "$restore" >/dev/null
+fi
+printf 'poison 0x19a5000\n' >"$out/watch-request/poison"
+printf 'poison 4096\r\n' >"$out/watch-request/poison-crlf"
+printf 'save /var/lib/hwlab/guest.save\n' >"$out/watch-request/save"
+printf 'quit\n' >"$out/watch-request/quit"
+printf 'poison 0x1000\n\nsave /tmp/a "b"\\c\nbogus\nquit\n' >"$out/watch-request/session"
 if [ -f "$bzimage" ]; then
 	head -c 65536 "$bzimage" >"$out/bzimage/head"
 	head -c 1024 "$bzimage" >"$out/bzimage/setup-only"
