@@ -157,7 +157,7 @@ $(BUILD)/inner/kmsg_watch: guest-linux/kmsg_watch.c | $(BUILD)
 	$(CC) $(CFLAGS) -static -o $@ $<
 
 $(BUILD)/inner-initramfs.cpio.gz: $(BUILD)/inner/poison_target $(BUILD)/inner/mcelog_watch \
-		$(BUILD)/inner/msr_poke $(BUILD)/inner/kmsg_watch guest-linux/init \
+		$(BUILD)/inner/msr_poke $(BUILD)/inner/kmsg_watch guest-linux/init guest-linux/ras.sh \
 		guest-linux/mkinitramfs.sh
 	guest-linux/mkinitramfs.sh $@ $(BUILD)/inner/poison_target $(BUILD)/inner/mcelog_watch \
 		$(BUILD)/inner/msr_poke $(BUILD)/inner/kmsg_watch
@@ -169,7 +169,7 @@ $(BUILD)/inner-initramfs.cpio.gz: $(BUILD)/inner/poison_target $(BUILD)/inner/mc
 # then prints the reason, and the checks SKIP with it.
 RAS_SUITE ?= sid
 $(BUILD)/inner-initramfs-stock.cpio.gz: $(BUILD)/inner/poison_target $(BUILD)/inner/mcelog_watch \
-		$(BUILD)/inner/msr_poke $(BUILD)/inner/kmsg_watch guest-linux/init \
+		$(BUILD)/inner/msr_poke $(BUILD)/inner/kmsg_watch guest-linux/init guest-linux/ras.sh \
 		guest-linux/mkinitramfs.sh scripts/debian-suite.sh
 	RAS_SUITE=$(RAS_SUITE) guest-linux/mkinitramfs.sh $@ $(BUILD)/inner/poison_target \
 		$(BUILD)/inner/mcelog_watch $(BUILD)/inner/msr_poke $(BUILD)/inner/kmsg_watch

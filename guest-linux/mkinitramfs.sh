@@ -35,6 +35,8 @@ trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,dev,proc,sys}
 cp "$busybox" "$root/bin/busybox"
 install -m 0755 "$here/init" "$root/init"
+# init sources it for ras=1
+install -D -m 0644 "$here/ras.sh" "$root/lib/hwlab/ras.sh"
 install -m 0755 "$target" "$root/bin/poison_target"
 [ -z "$mcelog_watch" ] || install -m 0755 "$mcelog_watch" "$root/bin/mcelog_watch"
 [ -z "$msr_poke" ] || install -m 0755 "$msr_poke" "$root/bin/msr_poke"

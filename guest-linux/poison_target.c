@@ -4,13 +4,20 @@
  * guest-physical addresses (so that the outer VM knows what to poison), and
  * a loop that keeps reading them, so that a poisoned page is consumed soon
  * (late kill) or reported before it is (early kill). It says what happened
- * in one line per event on stdout (the guest's serial console):
+ * in one line per event (see below for where it goes):
  *
  *   INNER-PAGE tag=T pid=P idx=I va=0x... pfn=0x... gpa=0x...
  *   INNER-READY tag=T pid=P pages=N mode=late|early
  *   INNER-SIGBUS tag=T pid=P code=BUS_MCEERR_AR|BUS_MCEERR_AO|N addr=0x... lsb=N idx=I
  *   INNER-CORRUPT tag=T pid=P idx=I
  *   INNER-ROUND tag=T pid=P n=K
+ *
+ * Each line is one kernel log record (INNER_LOG=kmsg, as the guest's init
+ * sets it: one write(2) to /dev/kmsg at KERN_CRIT, which the console prints
+ * whole, after its printk time), else a write to stdout (the console). A
+ * line written to the console directly is cut by whatever the kernel prints
+ * meanwhile from another vCPU ("INNER-SIGBUS tag[    6.041299] Memory
+ * failure: ..."); printk never prints one record inside another.
  *
  * The SIGBUS handler writes its line with write(2) and hand-made numbers
  * only: nothing in it may take a lock the interrupted code holds.
@@ -41,7 +48,17 @@ static int recover, thp;
 static sigjmp_buf recover_point;
 static volatile sig_atomic_t bad_idx = -1;
 
-/* Async-signal-safe line building. */
+/* /dev/kmsg, open for writing when INNER_LOG=kmsg; else -1 (stdout) */
+static int kmsg_fd = -1;
+
+/*
+ * Async-signal-safe line building. buf starts with the record's level
+ * ("<2>": KERN_CRIT, printed at every console loglevel a test boots with,
+ * loglevel=3 too), which only /dev/kmsg gets.
+ */
+#define LEVEL		"<2>"
+#define LEVEL_LEN	(sizeof(LEVEL) - 1)
+
 struct line {
 	char buf[256];
 	unsigned int len;
@@ -80,6 +97,7 @@ static void put_int(struct line *l, long long v)
 static void start(struct line *l, const char *what)
 {
 	l->len = 0;
+	put_str(l, LEVEL);
 	put_str(l, what);
 	put_str(l, " tag=");
 	put_str(l, tag);
@@ -89,9 +107,13 @@ static void start(struct line *l, const char *what)
 
 static void emit(struct line *l)
 {
-	const char *p = l->buf;
+	const char *p = l->buf + LEVEL_LEN;
 
 	l->buf[l->len++] = '\n';
+	/* one write, one record: /dev/kmsg takes all of it or nothing */
+	if (kmsg_fd >= 0 && write(kmsg_fd, l->buf, l->len) == (ssize_t)l->len)
+		return;
+	l->len -= LEVEL_LEN;
 	while (l->len) {
 		ssize_t n = write(STDOUT_FILENO, p, l->len);
 
@@ -275,6 +297,12 @@ int main(int argc, char **argv)
 	if (early && prctl(PR_MCE_KILL, PR_MCE_KILL_SET, PR_MCE_KILL_EARLY, 0, 0)) {
 		perror("poison_target: prctl(PR_MCE_KILL)");
 		return 1;
+	}
+	/* the guest's init says whether /dev/kmsg takes every line unthrottled */
+	if (getenv("INNER_LOG") && !strcmp(getenv("INNER_LOG"), "kmsg")) {
+		kmsg_fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+		if (kmsg_fd < 0)
+			perror("poison_target: /dev/kmsg (its lines go to stdout)");
 	}
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGBUS, &sa, NULL)) {

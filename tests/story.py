@@ -21,6 +21,16 @@ VMM = re.compile(r"^  vmm: (\{.*\})$")
 # an inner console line as show_console echoes it: the VMM's stamp, the text
 INNER = re.compile(r"^  con: \[t_ns=(\d+)\] (.*)$")
 INNER_KERNEL = re.compile(r"^\[\s*[\d.]+\] (.*)$")
+# The guest's own lines are kernel log records (guest-linux/init's say):
+# whole, after their printk time, which INNER_KERNEL takes off. Read in full
+# or not at all, so that a line another one was printed into (the old
+# console writer's "INNER-SIGBUS tag[    6.04] Memory failure: ...") is
+# never read for one.
+INNER_SIGBUS = re.compile(r"^INNER-SIGBUS tag=\S+ pid=\d+ code=(BUS_MCEERR_A[RO]|-?\d+) "
+                          r"addr=0x[0-9a-f]+ lsb=\d+ idx=-?\d+$")
+INNER_ALIVE = re.compile(r"^INNER-ALIVE survivor=(yes|no) hardware_corrupted_kb=\d+"
+                         r"( anon_huge_kb=\d+)?$")
+RECOVERED = re.compile(r"^Memory failure: (0x[0-9a-f]+): recovery action for .*: Recovered$")
 INNER_SHOWN = re.compile(r"^(mce: |Memory failure: |Kernel panic|Oops|BUG: |INNER-SIGBUS |"
                          r"INNER-EXIT |INNER-RESTART |INNER-CORRUPT )")
 # so many lines of one kind in a run are enough to tell it, after folding
@@ -335,13 +345,9 @@ def linux_story(path):
         injected = [e for e in run["events"] if e.get("event") == "sigbus" and
                     e.get("action") == "inject"]
         inner = run["inner"]
-        # search, not match: with 2 vCPUs a kernel line can be printed into the middle
-        # of a line a process writes to the console
-        recovered = {m.group(1) for m in (re.search(r"Memory failure: (0x[0-9a-f]+): recovery "
-                                                    r"action for .*: Recovered", x) for x in inner) if m}
-        codes = sorted({m.group(1) for m in (re.search(r"INNER-SIGBUS .*code=(\S+)", x)
-                                              for x in inner) if m})
-        last_alive = next((x for x in reversed(inner) if x.startswith("INNER-ALIVE")), "")
+        recovered = {m.group(1) for m in map(RECOVERED.match, inner) if m}
+        codes = sorted({m.group(1) for m in map(INNER_SIGBUS.match, inner) if m})
+        last_alive = next((m.group(1) for m in map(INNER_ALIVE.match, reversed(inner)) if m), "")
         exit_ev = next((e for e in run["events"] if e.get("event") == "vmm_exit"), {})
         rows.append({
             "run": f"{name}#{i}",
@@ -350,7 +356,7 @@ def linux_story(path):
             "injected": len(injected),
             "inner recovered": len(recovered),
             "inner SIGBUS": ",".join(c.removeprefix("BUS_MCEERR_") for c in codes) or "-",
-            "survivor": "yes" if "survivor=yes" in last_alive else "NO" if last_alive else "-",
+            "survivor": {"yes": "yes", "no": "NO"}.get(last_alive, "-"),
             "inner panic": "YES" if any(x.startswith("Kernel panic") for x in inner) else "no",
             "vmm exit": exit_ev.get("status", "-"),
         })

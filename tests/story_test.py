@@ -121,6 +121,19 @@ class Fixtures(unittest.TestCase):
         self.assertTrue(lines[failed - 3].endswith("Recovered  ×3 in 2.0 ms"))
         self.assertTrue(lines[failed + 3].endswith("Recovered  ×2 in 1.0 ms"))
 
+    def test_linux_reads_whole_records_only(self):
+        # run 1: the guest's lines as kernel log records, whole; run 2: the
+        # old console writer's, a kernel message printed into each
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rows = story.linux_story(os.path.join(FIXTURES, "linux_records.log"))
+        whole, cut = rows
+        self.assertEqual((whole["inner SIGBUS"], whole["inner recovered"], whole["survivor"]),
+                         ("AR", 1, "yes"))
+        # nothing read from a cut line: no "A[" for a code, no survivor
+        self.assertEqual((cut["inner SIGBUS"], cut["inner recovered"], cut["survivor"]),
+                         ("-", 0, "-"))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # guest_ms (tests/integration/scenarios/_linux.sh), the time from a write to
-# the guest's own printk of what it did, on console fixtures. Its clock
-# offset comes from printk lines arriving from the write to the match; when
-# the match came inside a userspace line and no clean printk line came
-# before it (sid's tuned early kill, 2026-12-06), the offset comes from the
-# next printk line instead of the cell reading "-".
+# the guest's own printk of what it did, on console fixtures. It reads whole
+# records only: the guest's INNER lines are kernel log records with a printk
+# time of their own, and a line another one was printed into (the old
+# console writer's) is never read for a match.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/tests/lib/check.sh"
@@ -26,15 +25,24 @@ CON
 got=$(guest_ms "$tmp/clean.con" 200000000000 'Memory failure: 0x1234: recovery action' 0)
 check guest-ms-clean "a printk line between the write and the match: 300 ms (got $got)" test "$got" = 300
 
-# the match inside a userspace line, no printk line before it after T0
+# the guest's own line, a record: its own printk time
+cat >"$tmp/inner.con" <<'CON'
+[t_ns=199000000000] [   99.000000] before the write
+[t_ns=200500000000] [  100.450000] INNER-SIGBUS tag=target pid=46 code=BUS_MCEERR_AR addr=0x7f0000002000 lsb=12 idx=2
+CON
+got=$(guest_ms "$tmp/inner.con" 200000000000 'INNER-SIGBUS tag=target pid=46 ' 0)
+check guest-ms-record "the guest's INNER line, a record: 500 ms (got $got)" test "$got" = 500
+
+# a cut line (a kernel message printed into a line written to the console
+# directly) is not a record: not read, neither for the match nor the offset
 cat >"$tmp/midline.con" <<'CON'
 [t_ns=199000000000] [   99.000000] before the write
 [t_ns=200300000000] INNER-SIGBUS tag=target[  100.250000] Memory failure: 0x1234: recovery action for dirty LRU page: Recovered
 [t_ns=200500000000] [  100.450000] the next printk line
 CON
 got=$(guest_ms "$tmp/midline.con" 200000000000 'Memory failure: 0x1234: recovery action' 0)
-check guest-ms-midline "the match inside another line: the next printk line's offset, 300 ms (got $got)" \
-	test "$got" = 300
+check guest-ms-midline "a match inside another line is none: '-' (got $got)" \
+	test "$got" = -
 
 # nothing after the write: no offset, no figure
 cat >"$tmp/none.con" <<'CON'

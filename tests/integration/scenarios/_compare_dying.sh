@@ -22,7 +22,7 @@ dying_pool() {
 	echo $(($(cat /proc/sys/vm/nr_hugepages) + 64 + $1 - dp_free)) >/proc/sys/vm/nr_hugepages
 }
 # target_pid CONSOLE : the newest target's pid (its INNER-READY)
-target_pid() { sed -n 's/.*INNER-READY tag=target pid=\([0-9]*\) .*/\1/p' "$1" | tail -n 1; }
+target_pid() { sed -n "s/${REC}INNER-READY tag=target pid=\([0-9]*\) .*/\3/p" "$1" | tail -n 1; }
 # since FILE N : FILE without its first N lines
 since() { tail -n +$(($2 + 1)) "$1"; }
 
@@ -48,16 +48,16 @@ dying_state() {
 			return
 		fi
 		ds_done=no
-		if grep -q "INNER-EXIT tag=target pid=$ds_pid " "$ds_con.ev" &&
-			sed -n "/INNER-EXIT tag=target pid=$ds_pid /,\$p" "$ds_con.ev" | grep -q 'INNER-READY tag=target'; then
+		if grep -q "${REC}INNER-EXIT tag=target pid=$ds_pid " "$ds_con.ev" &&
+			sed -n "/${REC}INNER-EXIT tag=target pid=$ds_pid /,\$p" "$ds_con.ev" | grep -q "$REC"'INNER-READY tag=target'; then
 			ds_done=yes
 			[ "$ds_kind" = private ] &&
 				! since "$ds_log" "$ds_lat" | grep '"event":"poison_spread"' | grep -q '"status":"done"' && ds_done=no
 		fi
 		if [ $ds_done = yes ]; then
 			# the INNER-ALIVE count once all that held; lived at the next one
-			[ -n "$ds_alive" ] || ds_alive=$(grep -c 'INNER-ALIVE survivor=yes' "$ds_con.ev")
-			if [ "$(grep -c 'INNER-ALIVE survivor=yes' "$ds_con.ev")" -gt "$ds_alive" ]; then
+			[ -n "$ds_alive" ] || ds_alive=$(grep -c "$REC"'INNER-ALIVE survivor=yes' "$ds_con.ev")
+			if [ "$(grep -c "$REC"'INNER-ALIVE survivor=yes' "$ds_con.ev")" -gt "$ds_alive" ]; then
 				state=lived
 				return
 			fi
@@ -157,7 +157,7 @@ dying_row() {
 			# SIGBUS line, or of init's word of its exit
 			dr_ms=$(guest_ms $dr_con "$t0" "MCE: Killing [^ ]*:$dr_pid " 0)
 			[ "$dr_ms" = - ] &&
-				dr_ms=$(ms_since "$t0" "$(first_stamp $dr_con "$t0" "INNER-SIGBUS tag=target pid=$dr_pid |INNER-EXIT tag=target pid=$dr_pid ")")
+				dr_ms=$(ms_since "$t0" "$(first_stamp $dr_con "$t0" "${REC_E}(INNER-SIGBUS tag=target pid=$dr_pid |INNER-EXIT tag=target pid=$dr_pid )")")
 			dr_told=$(dying_told $1 $dr_log "$dr_lat" "${lv:-}" "$t0")
 			# a guest that died before the spread was done: what hwlab-vmm
 			# injected in this boot (its vmm_exit line) less the events before

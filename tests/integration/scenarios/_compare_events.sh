@@ -74,7 +74,7 @@ hwlab_events() {
 		gpa=$(page_field $he_con $idx gpa)
 		poison_guest "$vmm_pid" "$gpa"
 		wait_outcome $he_con "$(printf '%#x' $((gpa >> 12)))"
-		wait_console $he_con "INNER-SIGBUS tag=target .* idx=$idx\(\$\|\[\)"
+		wait_console $he_con "INNER-SIGBUS tag=target .* idx=$idx\$"
 		wait_for $he_log '"event":"sigbus"' "\"gpa\":\"$gpa\"" '"action":"inject"'
 		t_inj=$(json-field --live $he_log t_ns event=sigbus gpa="$gpa" action=inject | head -n 1)
 		he_rep=$(mf_words $he_log '"event":"sigbus"' "\"gpa\":\"$gpa\"")
@@ -86,7 +86,7 @@ hwlab_events() {
 	stop_vmm $he_log >/dev/null
 	check $gtag-hwlab-vmm-$1-recovered "$guest: hwlab-vmm: the inner kernel recovered all $2 pages, the target got a SIGBUS for each, no panic" \
 		sh -c "[ \$(grep -c 'Memory failure: .*: recovery action for .*: Recovered' $he_con) -ge $2 ] &&
-		       [ \$(grep -c 'INNER-SIGBUS tag=target' $he_con) -ge $2 ] && ! grep -q 'Kernel panic' $he_con"
+		       [ \$(grep -c '${REC}INNER-SIGBUS tag=target' $he_con) -ge $2 ] && ! grep -q 'Kernel panic' $he_con"
 }
 # --- one guest in one VMM: its cases -----------------------------------------
 # cases_of_guest [SUITE] : the cases the current guest runs here (in that

@@ -131,13 +131,13 @@ heap_page() {
 # alive at the guest's next two INNER-ALIVE lines (every 5 s)
 outside_event() {
 	oe_va=$(heap_page "$vmm_pid")
-	alive_then=$(grep -c 'INNER-ALIVE survivor=yes' "$1")
+	alive_then=$(grep -c "$REC"'INNER-ALIVE survivor=yes' "$1")
 	echo "$vmm_pid $oe_va" >/sys/kernel/debug/hwpoison/corrupt-va
 	echo "  $vmm outside RAM: poisoned its heap page $oe_va (corrupt-va exit $?)"
 	wait_console "$1" 'INNER-ALIVE survivor=yes' $((alive_then + 2))
 	oe_alive=no
 	kill -0 "$vmm_pid" 2>/dev/null &&
-		[ "$(grep -c 'INNER-ALIVE survivor=yes' "$1")" -ge $((alive_then + 2)) ] && oe_alive=yes
+		[ "$(grep -c "$REC"'INNER-ALIVE survivor=yes' "$1")" -ge $((alive_then + 2)) ] && oe_alive=yes
 }
 # outside_line REPORT : its compare line
 outside_line() {

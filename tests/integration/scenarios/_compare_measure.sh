@@ -8,13 +8,13 @@
 # with the reason in noboot: its first panic line
 wait_ready() {
 	wr_n=0
-	while ! grep -q 'INNER-READY tag=target' "$1" && ! grep -qE 'Kernel panic|Attempted to kill the idle task' "$1" &&
+	while ! grep -q "$REC"'INNER-READY tag=target' "$1" && ! grep -qE 'Kernel panic|Attempted to kill the idle task' "$1" &&
 		kill -0 "$vmm_pid" 2>/dev/null && [ $wr_n -lt $((3000 * HWLAB_TIME_FACTOR)) ]; do
 		sleep 0.1
 		wr_n=$((wr_n + 1))
 	done
 	noboot=
-	grep -q 'INNER-READY tag=target' "$1" && return 0
+	grep -q "$REC"'INNER-READY tag=target' "$1" && return 0
 	# (as "panic: MESSAGE": outer-qemu/boot.sh takes a "Kernel panic" line
 	# outside the "  con: " lines for the outer kernel's own)
 	noboot=$({ grep -m1 'Kernel panic' "$1" || grep -m1 -E 'Attempted to kill|BUG:|Oops' "$1"; } |
@@ -81,7 +81,7 @@ measure() {
 	# what the guest read: its /dev/mcelog record (mcelog_watch) for this
 	# address; else its console's mce lines for it (a kernel without
 	# /dev/mcelog, or a guest that panicked in its #MC handler)
-	m_log=$(grep -m1 "INNER-MCELOG .* addr=$m_gpa " "$m_con")
+	m_log=$(grep -m1 "${REC}INNER-MCELOG .* addr=$m_gpa " "$m_con")
 	m_mcg='' m_bank='' m_status='' m_addr='' m_misc=''
 	if [ -n "$m_log" ]; then
 		m_mcg=$(echo "$m_log" | sed -n 's/.* mcgstatus=\([0-9a-fx]*\).*/\1/p')
@@ -105,9 +105,7 @@ EOF
 	else
 		m_inner=none
 	fi
-	# (idx= at the line's end, or where a kernel message that landed
-	# inside the line begins: "idx=3[    9.345029] Memory failure: ...")
-	m_sig=$(grep -m1 "INNER-SIGBUS tag=target .* idx=$m_idx\(\$\|\[\)" "$m_con" |
+	m_sig=$(grep -m1 "${REC}INNER-SIGBUS tag=target .* idx=$m_idx\$" "$m_con" |
 		sed -n 's/.*code=\([A-Z_]*\).*/\1/p')
 	m_alive=no
 	grep -q 'Kernel panic' "$m_con" || ! kill -0 "$vmm_pid" 2>/dev/null || m_alive=yes

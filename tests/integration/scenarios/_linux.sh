@@ -9,13 +9,26 @@ linux_append() {
 	mhz=$(awk -F: '/^cpu MHz/ { printf "%d", $2; exit }' /proc/cpuinfo)
 	echo "console=ttyS0 loglevel=4 panic=-1 printk.devkmsg=on tsc=reliable${mhz:+ tsc_early_khz=$((mhz * 1000))} $*"
 }
+# The guest's own lines (INNER-...) are kernel log records (guest-linux/
+# init's say): whole on the console, after the VMM's stamp and the printk
+# time ("[t_ns=N] [    6.041299] INNER-SIGBUS ..."). A pattern for one reads
+# from a record's start, so that a line another one was printed into (the
+# old writer's "INNER-SIGBUS tag[    6.04] Memory failure: ...") can never
+# be read for one: REC, that start as a basic regex (grep, sed: its two
+# groups come first), REC_E as an extended one (grep -E, awk).
+REC='^\(\[t_ns=[0-9]*\] \)\{0,1\}\(\[ *[0-9]*\.[0-9]*\] \)\{0,1\}'
+REC_E='^(\[t_ns=[0-9]+\] )?(\[ *[0-9]+\.[0-9]+\] )?'
+# (exported: a check's sh -c reads them too)
+export REC REC_E
 # wait_console CONSOLE PATTERN [N] : until N (default 1) console lines match
-# the grep pattern; bounded by the VMM's life and 300 s times the time
+# the grep pattern (one that starts with INNER- from a record's start: REC);
+# bounded by the VMM's life and 300 s times the time
 # factor, not a delay (a two-vCPU Linux guest took 97 s and 157 s to boot
 # beside a CPU hog on each host core, where an idle machine takes 9 s:
 # nested, under TCG)
 wait_console() {
 	wc_con=$1 wc_pat=$2 wc_want=${3:-1} wc_n=0
+	case "$wc_pat" in INNER-*) wc_pat=$REC$wc_pat ;; esac
 	while [ "$(grep -c -- "$wc_pat" "$wc_con")" -lt "$wc_want" ] &&
 		kill -0 "$vmm_pid" 2>/dev/null && [ $wc_n -lt $((3000 * HWLAB_TIME_FACTOR)) ]; do
 		sleep 0.1
@@ -38,7 +51,7 @@ start_linux() {
 }
 # page_field CONSOLE IDX FIELD : FIELD (va, pfn, gpa) of the newest target's page IDX
 page_field() {
-	sed -n "s/.*INNER-PAGE tag=target pid=[0-9]* idx=$2 .*$3=\(0x[0-9a-f]*\).*/\1/p" "$1" |
+	sed -n "s/${REC}INNER-PAGE tag=target pid=[0-9]* idx=$2 .*$3=\(0x[0-9a-f]*\).*/\3/p" "$1" |
 		tail -n 1
 }
 # recovered_in CONSOLE BASE_PFN : how many pages of the 2 MiB at BASE_PFN
@@ -70,18 +83,19 @@ spread_ms() {
 }
 # stamp_of LINE : the t_ns= the VMM put before a console line
 stamp_of() { sed -n 's/^\[t_ns=\([0-9]*\)\].*/\1/p'; }
-# guest_ms CONSOLE T0 ERE [WINDOW] : ms from T0 to the first line arriving at
-# or after T0 that matches ERE, at the time the GUEST printed it: its printk
-# time ("[ sss.uuuuuu]", printk.time=1) plus the offset of the guest's
-# clock to the outer CLOCK_MONOTONIC. That offset is the smallest
-# (arrival - printk time) over the printk lines arriving within WINDOW s
-# (default 30) of T0: no line arrives before it is printed, so the smallest
-# difference is the closest bound (a line that found the UART idle); the
-# window keeps the two clocks' drift out. WINDOW 0: only the lines arriving
-# from T0 to the matched line itself (on a loaded machine the guest's clock
-# drifted 2-3 % from the outer one: 30 s of window put sid's Recovered 772
-# ms before the write), or, when none arrived in between, the first printk
-# line after it. "-" without such lines.
+# guest_ms CONSOLE T0 ERE [WINDOW] : ms from T0 to the first record arriving
+# at or after T0 whose text (after its printk time) matches ERE, at the
+# time the GUEST printed it: its printk time ("[ sss.uuuuuu]",
+# printk.time=1) plus the offset of the guest's clock to the outer
+# CLOCK_MONOTONIC. That offset is the smallest (arrival - printk time) over
+# the records arriving within WINDOW s (default 30) of T0: no line arrives
+# before it is printed, so the smallest difference is the closest bound (a
+# line that found the UART idle); the window keeps the two clocks' drift
+# out. WINDOW 0: only the records arriving from T0 to the matched one itself
+# (on a loaded machine the guest's clock drifted 2-3 % from the outer one:
+# 30 s of window put sid's Recovered 772 ms before the write). "-" without
+# such records. Only whole records count: the guest's own lines are records
+# too (INNER-..., see REC), so no kernel message lands inside another line.
 guest_ms() {
 	awk -v t0="$2" -v re="$3" -v win="${4:-30}" '
 	# nsec S : a "sss.uuuuuu" printk time in ns
@@ -89,36 +103,21 @@ guest_ms() {
 		split(s, pp, "."); us = pp[2]; sub(/^0+/, "", us)
 		return pp[1] * 1000000000 + (us == "" ? 0 : us) * 1000
 	}
+	!/^\[t_ns=[0-9]+\] \[ *[0-9]+\.[0-9]+\] / { next }
 	{
-		# a kernel message that landed in the middle of a line userspace
-		# was writing ("INNER-SIGBUS ...[ 9.345029] Memory failure: ...")
-		# keeps its own time: the last "[ s.us]" before the match
-		if (!found && $0 !~ /^\[t_ns=[0-9]+\] \[ *[0-9]+\.[0-9]+\] / && $0 ~ re &&
-		    match($0, /^\[t_ns=[0-9]+\]/)) {
-			arr = substr($0, 7, RLENGTH - 7) + 0
-			if (match($0, re)) {
-				head = substr($0, 1, RSTART - 1)
-				if (arr >= t0 && match(head, /\[ *[0-9]+\.[0-9]+\](\[ *[A-Z]?[0-9]+\])? *$/)) {
-					p = substr(head, RSTART + 1); sub(/\].*/, "", p); sub(/^ */, "", p)
-					found = 1; fp = nsec(p)
-				}
-			}
-		}
-		if ($0 !~ /^\[t_ns=[0-9]+\] \[ *[0-9]+\.[0-9]+\] /) next
 		a = $0; sub(/^\[t_ns=/, "", a)
 		arr = a; sub(/\].*/, "", arr); arr += 0
 		p = a; sub(/^[0-9]+\] \[ */, "", p); sub(/\].*/, "", p)
+		text = a; sub(/^[0-9]+\] \[ *[0-9]+\.[0-9]+\] /, "", text)
 		# (busybox awk reads a number with a leading 0 as octal: nsec)
 		pns = nsec(p)
 		if (win > 0) inwin = arr >= t0 - win * 1000000000 && arr <= t0 + win * 1000000000
-		# (and, when the match itself came inside another line, the next
-		# printk line after it: the one sample there is)
-		else inwin = arr >= t0 && (!found || !have)
+		else inwin = arr >= t0 && !found
 		if (inwin) {
 			d = arr - pns
 			if (!have || d < off) { off = d; have = 1 }
 		}
-		if (!found && arr >= t0 && $0 ~ re) { found = 1; fp = pns }
+		if (!found && arr >= t0 && text ~ re) { found = 1; fp = pns }
 	}
 	END { if (found && have) printf "%d\n", (fp + off - t0) / 1000000; else print "-" }' "$1"
 }

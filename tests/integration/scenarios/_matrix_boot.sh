@@ -26,7 +26,7 @@ BOOT_PARITY_TOL_PCT=10
 # slows down on a loaded machine; the clock does not)
 wait_boot() {
 	wb_end=$(($(cut -d. -f1 /proc/uptime) + $3))
-	while ! grep -q 'INNER-BOOT\|Kernel panic\|Attempted to kill' "$1" &&
+	while ! grep -q "$REC"'INNER-BOOT\|Kernel panic\|Attempted to kill' "$1" &&
 		kill -0 "$2" 2>/dev/null && [ "$(cut -d. -f1 /proc/uptime)" -lt "$wb_end" ]; do
 		sleep 0.2
 	done
@@ -63,7 +63,7 @@ cpu_times() {
 # guest's uptime there, the VMM's THP and KVM's counts then (and hwlab-vmm's
 # time from its launch to its vmm_start line, its own setup)
 sample_line() {
-	sl_t=$(grep -m1 'INNER-BOOT' "$4" | stamp_of)
+	sl_t=$(grep -m1 "$REC"'INNER-BOOT' "$4" | stamp_of)
 	if [ -n "$sl_t" ]; then
 		# (STATS and SETUP split into their KEY=VALUE words)
 		# shellcheck disable=SC2086

@@ -11,9 +11,9 @@ late_cell() {
 	start_linux "$k-late.log" "$k-late.con" "$MATRIX_APPEND $ras hwlab_inner.pages=8" $backing
 	# (--live: the VMM goes on writing its log)
 	t_start=$(json-field --live "$k-late.log" t_ns event=vmm_start)
-	t_boot=$(grep -m1 'INNER-BOOT' "$k-late.con" | stamp_of)
+	t_boot=$(grep -m1 "$REC"'INNER-BOOT' "$k-late.con" | stamp_of)
 	uptime=$(boot_uptime "$k-late.con")
-	if ! grep -q 'INNER-READY tag=target' "$k-late.con"; then
+	if ! grep -q "$REC"'INNER-READY tag=target' "$k-late.con"; then
 		stop_vmm "$k-late.log" >/dev/null
 		show_console "$k-late.con" | tail -n 20
 		grep -E 'Kernel panic|WARNING|BUG|Oops|XSAVE' "$k-late.con" | head -n 5 | sed 's/^/  con: /'
@@ -40,9 +40,9 @@ late_cell() {
 	check "$k-late-recovered" "$kver: $pfn recovery action for dirty LRU page: Recovered" \
 		grep -q "Memory failure: $pfn: recovery action for dirty LRU page: Recovered" "$k-late.con"
 	check "$k-late-sigbus" "$kver: the inner target got BUS_MCEERR_AR and died of it" \
-		grep -q "INNER-SIGBUS tag=target .* code=BUS_MCEERR_AR .* idx=2" "$k-late.con"
+		grep -q "${REC}INNER-SIGBUS tag=target .* code=BUS_MCEERR_AR .* idx=2\$" "$k-late.con"
 	check "$k-late-survivor" "$kver: the other inner process lives" \
-		grep -q 'INNER-ALIVE survivor=yes hardware_corrupted_kb=4' "$k-late.con"
+		grep -q "$REC"'INNER-ALIVE survivor=yes hardware_corrupted_kb=4' "$k-late.con"
 	check "$k-late-no-panic" "$kver: no oops or panic" \
 		sh -c "! grep -qE 'Kernel panic|Oops|BUG:' $k-late.con"
 	measure "$k" late vmm=hwlab recovered=$(grep -c "Memory failure: $pfn: recovery action .*: Recovered" "$k-late.con") \
@@ -54,7 +54,7 @@ late_cell() {
 # the cell fails with the guest's last words and the VMM's, and the VMM is
 # stopped
 started() {
-	grep -q 'INNER-READY tag=target' "$3" && return 0
+	grep -q "$REC"'INNER-READY tag=target' "$3" && return 0
 	stop_vmm "${3%.con}.log" >/dev/null
 	grep -E 'INNER-|Kernel panic|WARNING|BUG|Oops|usage' "$3" | tail -n 8 | sed 's/^/  con: /'
 	tail -n 4 "${3%.con}.log.err" 2>/dev/null | sed 's/^/  vmm: /'
@@ -79,13 +79,13 @@ hwlab_inner.interval_ms=3600000 hwlab_inner.check_interval=$iv" --mce-kill early
 	ras_wait "$k-$tag.con"
 	stop_vmm "$k-$tag.log" >/dev/null
 	show_console "$k-$tag.con" | grep -v INNER-PAGE | tail -n 8
-	poll=$(sed -n 's/.*INNER-MCE check_interval=\([0-9a-z]*\) .*/\1/p' "$k-$tag.con" | head -n 1)
+	poll=$(sed -n "s/${REC}INNER-MCE check_interval=\([0-9a-z]*\) .*/\3/p" "$k-$tag.con" | head -n 1)
 	expect_count "$k-$tag-ao" 1 "$k-$tag.log" '"si_code":"BUS_MCEERR_AO"' "\"gpa\":\"$gpa\"" \
 		'"action":"inject"' '"mci_status":"0x9c00180000000000"'
 	check "$k-$tag-recovered" "$kver (check_interval $poll s): $pfn isolated from the deferred error: Recovered" \
 		grep -q "Memory failure: $pfn: recovery action for dirty LRU page: Recovered" "$k-$tag.con"
 	check "$k-$tag-sigbus" "$kver: the target got BUS_MCEERR_AO before it read the page" \
-		grep -q "INNER-SIGBUS tag=target .* code=BUS_MCEERR_AO .* idx=3" "$k-$tag.con"
+		grep -q "${REC}INNER-SIGBUS tag=target .* code=BUS_MCEERR_AO .* idx=3\$" "$k-$tag.con"
 	# what matched, if anything: the console is not kept after the run
 	grep -E 'Kernel panic|Oops|BUG:' "$k-$tag.con" | head -n 5 | sed 's/^/  con: /'
 	check "$k-$tag-no-panic" "$kver: no oops or panic" sh -c "! grep -qE 'Kernel panic|Oops|BUG:' $k-$tag.con"
@@ -108,7 +108,7 @@ smp_cell() {
 	wait_console "$k-smp.con" 'INNER-READY tag=target' 3
 	wait_console "$k-smp.con" 'INNER-ALIVE survivor=yes hardware_corrupted_kb=8'
 	stop_vmm "$k-smp.log" >/dev/null
-	check "$k-smp-cpus" "$kver brought up both vCPUs" grep -q 'INNER-BOOT .* cpus=2' "$k-smp.con"
+	check "$k-smp-cpus" "$kver brought up both vCPUs" grep -q "$REC"'INNER-BOOT .* cpus=2' "$k-smp.con"
 	expect_count "$k-smp-ar-vcpu0" 1 "$k-smp.log" '"si_code":"BUS_MCEERR_AR"' "\"gpa\":\"$gpa0\"" \
 		'"action":"inject"' '"vcpu":0'
 	expect_count "$k-smp-ar-vcpu1" 1 "$k-smp.log" '"si_code":"BUS_MCEERR_AR"' "\"gpa\":\"$gpa1\"" \
@@ -116,7 +116,7 @@ smp_cell() {
 	n=$(grep -c 'recovery action for dirty LRU page: Recovered' "$k-smp.con")
 	check "$k-smp-recovered" "$kver recovered both pages (got $n)" test "$n" -eq 2
 	check "$k-smp-survivor" "$kver: the other inner process lives through both" \
-		grep -q 'INNER-ALIVE survivor=yes hardware_corrupted_kb=8' "$k-smp.con"
+		grep -q "$REC"'INNER-ALIVE survivor=yes hardware_corrupted_kb=8' "$k-smp.con"
 	measure "$k" smp vmm=hwlab recovered="$n"
 }
 
@@ -145,7 +145,7 @@ hwlab_inner.interval_ms=30000 hwlab_inner.check_interval=default" --smca on $bac
 	started "$k" "$tag" "$k-$tag.con" || { echo 0 >/proc/sys/vm/memory_failure_early_kill; return 1; }
 	grep -E 'LVT offset|SMCA|FW_BUG|Firmware Bug|x2apic|unchecked MSR' "$k-$tag.con" |
 		head -n 8 | sed 's/^/  con: /'
-	poll=$(sed -n 's/.*INNER-MCE check_interval=\([0-9a-z]*\) .*/\1/p' "$k-$tag.con" | head -n 1)
+	poll=$(sed -n "s/${REC}INNER-MCE check_interval=\([0-9a-z]*\) .*/\3/p" "$k-$tag.con" | head -n 1)
 	sc_n=1 sc_iso= sc_act= sc_inj= sc_told_all=yes sc_ao_all=yes sc_codes= told= code=
 	# a kernel that does not act on the interrupt waits 30 s for each
 	# target's read, and keeps each AO in a bank until its 300 s poll: with
@@ -154,7 +154,7 @@ hwlab_inner.interval_ms=30000 hwlab_inner.check_interval=default" --smca on $bac
 	sc_events=$smca_events
 	dfr_acts "$k" || [ "$sc_events" -le 3 ] || sc_events=3
 	while [ $sc_n -le "$sc_events" ]; do
-		sc_ready=$(grep -c 'INNER-READY tag=target' "$k-$tag.con")
+		sc_ready=$(grep -c "$REC"'INNER-READY tag=target' "$k-$tag.con")
 		poison_page "$k-$tag.con" 3
 		wait_for "$k-$tag.log" '"event":"sigbus"' '"si_code":"BUS_MCEERR_AO"' '"action":"inject"' \
 			"\"gpa\":\"$gpa\""
@@ -163,7 +163,7 @@ hwlab_inner.interval_ms=30000 hwlab_inner.check_interval=default" --smca on $bac
 		told=$(json-field "$k-$tag.ao" told)
 		t_inj=$(json-field "$k-$tag.ao" t_ns)
 		wait_console "$k-$tag.con" 'INNER-READY tag=target' $((sc_ready + 1))
-		code=$(grep "INNER-SIGBUS tag=target .* idx=3" "$k-$tag.con" | tail -n 1 |
+		code=$(grep "${REC}INNER-SIGBUS tag=target .* idx=3\$" "$k-$tag.con" | tail -n 1 |
 			sed -n 's/.* code=\(BUS_MCEERR_A[OR]\) .*/\1/p')
 		iso=$(guest_ms "$k-$tag.con" "$t0" "Memory failure: $pfn: recovery action" 0)
 		# memory_failure()'s first line for the page (with early kill, its
@@ -201,13 +201,13 @@ hwlab_inner.interval_ms=30000 hwlab_inner.check_interval=default" --smca on $bac
 	fi
 	# --- the AR, through the SMCA registers, in the same guest ---------------
 	echo 0 >/proc/sys/vm/memory_failure_early_kill
-	sc_ready=$(grep -c 'INNER-READY tag=target' "$k-$tag.con")
+	sc_ready=$(grep -c "$REC"'INNER-READY tag=target' "$k-$tag.con")
 	poison_page "$k-$tag.con" 2
 	wait_console "$k-$tag.con" 'INNER-READY tag=target' $((sc_ready + 1))
 	wait_console "$k-$tag.con" 'INNER-ALIVE survivor=yes'
 	stop_vmm "$k-$tag.log" >/dev/null
 	show_console "$k-$tag.con" | grep -v INNER-PAGE | tail -n 6
-	dfr=$(sed -n 's/.*INNER-IRQ dfr=\([0-9a-z]*\).*/\1/p' "$k-$tag.con" | tail -n 1)
+	dfr=$(sed -n "s/${REC}INNER-IRQ dfr=\([0-9a-z]*\).*/\3/p" "$k-$tag.con" | tail -n 1)
 	dfr_acts "$k" &&
 		check "$k-$tag-dfr-counted" "$kver: its /proc/interrupts counted the deferred-error interrupts (DFR $dfr)" \
 			test "${dfr:-0}" -ge "$sc_events" 2>/dev/null

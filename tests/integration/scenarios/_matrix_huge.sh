@@ -59,7 +59,7 @@ huge_cell() {
 	thp_target "$k" huge hugetlb || return 1
 	hwpoison-guest $vmm_pid "$(printf '%#x' $((gpa + 300 * 4096)))" >/dev/null
 	wait_recovered "$k-huge.con" $((base >> 12))
-	alive_then=$(grep -c 'INNER-ALIVE survivor=yes' "$k-huge.con")
+	alive_then=$(grep -c "$REC"'INNER-ALIVE survivor=yes' "$k-huge.con")
 	# a guest that panicked says nothing more: no waiting for it
 	if ! grep -q 'Kernel panic' "$k-huge.con"; then
 		wait_for "$k-huge.log" '"event":"poison_spread"' '"status":"done"'
@@ -74,7 +74,7 @@ huge_cell() {
 	fi
 	check "$k-huge-all-isolated" "$kver isolated all 512 pages of the lost 2 MiB (got $n)" test "$n" -eq 512
 	check "$k-huge-survivor" "$kver: the other inner process lives on" \
-		test "$(grep -c 'INNER-ALIVE survivor=yes' "$k-huge.con")" -gt "$alive_then"
+		test "$(grep -c "$REC"'INNER-ALIVE survivor=yes' "$k-huge.con")" -gt "$alive_then"
 	check "$k-huge-no-panic" "$kver: no oops or panic" sh -c "! grep -qE 'Kernel panic|Oops|BUG:' $k-huge.con"
 	measure "$k" hugetlb vmm=hwlab recovered="$n" spread_ms="$(spread_ms "$k-huge.log")"
 }
@@ -110,10 +110,10 @@ salvage_cell() {
 	bad=$(printf '%#x' $((gpa + 300 * 4096)))
 	hwpoison-guest $vmm_pid "$bad" >/dev/null
 	wait_console "$k-salvage.con" "recovery action for .*: Recovered"
-	alive_then=$(grep -c 'INNER-ALIVE survivor=yes' "$k-salvage.con")
+	alive_then=$(grep -c "$REC"'INNER-ALIVE survivor=yes' "$k-salvage.con")
 	wait_console "$k-salvage.con" 'INNER-ALIVE survivor=yes' $((alive_then + 1))
 	# the target's next round touches all 512 pages again: the salvaged ones read back
-	rounds_then=$(grep -c 'INNER-ROUND' "$k-salvage.con")
+	rounds_then=$(grep -c "$REC"'INNER-ROUND' "$k-salvage.con")
 	wait_console "$k-salvage.con" 'INNER-ROUND' $((rounds_then + 1))
 	thp_outcome "$k" salvage 1 'INNER-PAGE|INNER-ROUND' hugetlb_salvage
 	expect_count "$k-salvage-kept-511" 1 "$k-salvage.log" '"event":"hugetlb_salvage"' \
@@ -124,9 +124,9 @@ salvage_cell() {
 	check "$k-salvage-one-isolated" "$kver isolated the one bad page of the lost 2 MiB, not 512 (got $n)" \
 		test "$n" -eq 1
 	check "$k-salvage-target-goes-on" "$kver: the target ran another round over its 512 pages" \
-		test "$(grep -c 'INNER-ROUND' "$k-salvage.con")" -gt "$rounds_then"
+		test "$(grep -c "$REC"'INNER-ROUND' "$k-salvage.con")" -gt "$rounds_then"
 	check "$k-salvage-survivor" "$kver: the other inner process lives on" \
-		test "$(grep -c 'INNER-ALIVE survivor=yes' "$k-salvage.con")" -gt "$alive_then"
+		test "$(grep -c "$REC"'INNER-ALIVE survivor=yes' "$k-salvage.con")" -gt "$alive_then"
 	check "$k-salvage-data-intact" "$kver: the target found every salvaged page as it wrote it (no INNER-CORRUPT)" \
 		sh -c "! grep -q 'INNER-CORRUPT' $k-salvage.con"
 	check "$k-salvage-no-panic" "$kver: no oops or panic" sh -c "! grep -qE 'Kernel panic|Oops|BUG:' $k-salvage.con"
@@ -181,7 +181,7 @@ hwlab_inner.kmsg_watch=512 hwlab_inner.check_interval=$iv" $mce --backing hugetl
 	base=$(printf '%#x' $((gpa0 & ~0x1fffff)))
 	wait_console "$k-$tag.con" 'INNER-EXIT tag=target'
 	check "$k-$tag-thp" "$kver: the target's 512 pages were one 2 MiB-aligned THP ($gpa0), given back free" \
-		sh -c "[ '$gpa0' = '$base' ] && grep -q 'INNER-EXIT tag=target .* status=0 ' $k-$tag.con"
+		sh -c "[ '$gpa0' = '$base' ] && grep -q '${REC}INNER-EXIT tag=target .* status=0 ' $k-$tag.con"
 	echo 1 >/proc/sys/vm/memory_failure_early_kill
 	bad=$(printf '%#x' $((gpa0 + 300 * 4096)))
 	poison_guest "$vmm_pid" "$bad"
@@ -206,7 +206,7 @@ hwlab_inner.kmsg_watch=512 hwlab_inner.check_interval=$iv" $mce --backing hugetl
 		wait_for "$k-$tag.log" '"event":"poison_spread"' '"status":"done"'
 	fi
 	echo 0 >/proc/sys/vm/memory_failure_early_kill
-	kl=$(grep 'INNER-KMSG ' "$con1" | tail -n 1)
+	kl=$(grep "$REC"'INNER-KMSG ' "$con1" | tail -n 1)
 	n=$(echo "$kl" | sed -n 's/.* recovered=\([0-9]*\) .*/\1/p')
 	full=$(echo "$kl" | sed -n 's/.* pool_full=\([0-9]*\) .*/\1/p')
 	first_us=$(echo "$kl" | sed -n 's/.* first_us=\([0-9]*\).*/\1/p')

@@ -3,12 +3,12 @@
 # ras_unavailable CONSOLE : init's reason when the guest has no rasdaemon (an
 # image built without it: the suite lacks the package; a kernel without the
 # tracepoints), else nothing
-ras_unavailable() { sed -n 's/.*INNER-RAS unavailable reason=//p' "$1" | head -n 1; }
+ras_unavailable() { sed -n "s/${REC}INNER-RAS unavailable reason=//p" "$1" | head -n 1; }
 # ras_wait CONSOLE [N] : before the VMM is stopped, until rasdaemon's N (1)
 # mce and N memory_failure rows are on the console, when it runs at all
 # (bounded as wait_console)
 ras_wait() {
-	grep -q 'INNER-RAS ready' "$1" || return 0
+	grep -q "$REC"'INNER-RAS ready' "$1" || return 0
 	wait_console "$1" 'INNER-RAS mce ' "${2:-1}"
 	wait_console "$1" 'INNER-RAS memory_failure ' "${2:-1}"
 }
@@ -45,18 +45,18 @@ ras_check() {
 		skip "$rc_name-ras-memory-failure" "$rc_why"
 		return
 	fi
-	rc_line=$(grep -m 1 'INNER-RAS ready' "$rc_con")
+	rc_line=$(grep -m 1 "$REC"'INNER-RAS ready' "$rc_con")
 	[ -z "$rc_line" ] || echo "  ${rc_line#*INNER-RAS }"
 	check "$rc_name-ras-ready" "rasdaemon recording, mce:mce_record and ras:memory_failure_event enabled" \
 		sh -c 'case "$1" in *events=*mce:mce_record*) ;; *) exit 1 ;; esac
 		       case "$1" in *events=*ras:memory_failure_event*) ;; *) exit 1 ;; esac' - "$rc_line"
-	rc_n=$(grep -c "INNER-RAS mce id=[0-9]* bank=$rc_bank status=$rc_status addr=$rc_gpa " "$rc_con")
+	rc_n=$(grep -c "${REC}INNER-RAS mce id=[0-9]* bank=$rc_bank status=$rc_status addr=$rc_gpa " "$rc_con")
 	check "$rc_name-ras-mce" \
 		"rasdaemon's mce_record: one row bank ${rc_bank:-?} status ${rc_status:-?} addr $rc_gpa (got $rc_n)" \
 		test -n "$rc_bank" -a -n "$rc_status" -a "$rc_n" -eq 1
 	rc_type=$(sed -n "s/.*Memory failure: $rc_pfn: recovery action for \(.*\): Recovered.*/\1/p" \
 		"$rc_con" | head -n 1)
-	rc_n=$(grep -c "INNER-RAS memory_failure id=[0-9]* pfn=$rc_pfn type=\"${rc_type:-?}\" result=Recovered " \
+	rc_n=$(grep -c "${REC}INNER-RAS memory_failure id=[0-9]* pfn=$rc_pfn type=\"${rc_type:-?}\" result=Recovered " \
 		"$rc_con")
 	check "$rc_name-ras-memory-failure" \
 		"rasdaemon's memory_failure_event: one row pfn $rc_pfn type '$rc_type' (the inner kernel's) Recovered (got $rc_n)" \

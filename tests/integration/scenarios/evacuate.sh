@@ -24,7 +24,7 @@ wait_console src.con 'INNER-RESTART n=1'
 wait_console src.con 'INNER-READY tag=target' 2
 wait_console src.con 'INNER-ALIVE survivor=yes hardware_corrupted_kb=4'
 check src-told "the source's guest recovered from page 2's AR (4 kB corrupted)" \
-	grep -q 'INNER-ALIVE survivor=yes hardware_corrupted_kb=4' src.con
+	grep -q "$REC"'INNER-ALIVE survivor=yes hardware_corrupted_kb=4' src.con
 gpa3=$(page_field src.con 3 gpa)
 expect src-poison-unseen 0 "\"gpa\":\"$gpa3\"" hwpoison-guest $vmm_pid "$gpa3"
 kill -USR2 $vmm_pid
@@ -41,7 +41,7 @@ expect_count snapshot-no-consumed 0 src.log '"action":"fatal"'
 expect_count src-no-ar-page3 0 src.log '"si_code":"BUS_MCEERR_AR"' "\"gpa\":\"$gpa3\""
 check src-stopped "the source ran on after the snapshot and stopped at SIGTERM" \
 	test "$(json-field src.log status event=vmm_exit)" = stopped
-hc_before=$(sed -n 's/.*INNER-ALIVE survivor=yes hardware_corrupted_kb=\([0-9]*\).*/\1/p' src.con | tail -n 1)
+hc_before=$(sed -n "s/${REC}INNER-ALIVE survivor=yes hardware_corrupted_kb=\([0-9]*\).*/\3/p" src.con | tail -n 1)
 
 # --- the destination: the same guest goes on ---------------------------------
 : >dst.con
@@ -57,7 +57,7 @@ check restore-ok "restored: $restore_line" \
 check restore-poison-kept "both pages poisoned again with UFFDIO_POISON markers" \
 	sh -c "printf '%s' '$restore_line' | grep -q '\"poison_kept\":\"uffd_poison\",.*\"marked_pages\":2,'"
 wait_console dst.con 'INNER-ALIVE survivor=yes'
-first_alive=$(grep 'INNER-ALIVE' dst.con | head -n 1)
+first_alive=$(grep "$REC"'INNER-ALIVE' dst.con | head -n 1)
 check dst-hwcorrupt-kept "the guest runs on with its own count unchanged ($hc_before kB): $first_alive" \
 	sh -c "printf '%s' '$first_alive' | grep -q 'survivor=yes hardware_corrupted_kb=$hc_before\$'"
 # the target rereads page 3 within 20 s: the marker makes it an AR here
@@ -67,9 +67,9 @@ stop_vmm dst.log
 show_console dst.con
 expect_count dst-ar 1 dst.log '"si_code":"BUS_MCEERR_AR"' "\"gpa\":\"$gpa3\"" '"action":"inject"'
 check dst-recovered "the destination's guest isolated page 3 and restarted its target" \
-	grep -q 'INNER-RESTART n=2' dst.con
+	grep -q "$REC"'INNER-RESTART n=2' dst.con
 check dst-survivor "the survivor lives; the guest counts 8 kB corrupted" \
-	grep -q 'INNER-ALIVE survivor=yes hardware_corrupted_kb=8' dst.con
+	grep -q "$REC"'INNER-ALIVE survivor=yes hardware_corrupted_kb=8' dst.con
 check dst-no-corrupt "no page read back wrong" sh -c '! grep -q INNER-CORRUPT dst.con'
 check dst-no-panic "no oops or panic in the guest" \
 	sh -c '! grep -qE "Kernel panic|Oops|BUG:" dst.con'

@@ -86,7 +86,7 @@ measure() {
 	echo "HWLAB-MEASURE guest-matrix kernel=$m_k cell=$m_c $*"
 }
 # boot_uptime CONSOLE : the guest's uptime (s) at its inner /init
-boot_uptime() { sed -n 's/.*INNER-BOOT .*uptime=\([0-9.]*\).*/\1/p' "$1" | head -n 1; }
+boot_uptime() { sed -n "s/${REC}INNER-BOOT .*uptime=\([0-9.]*\).*/\3/p" "$1" | head -n 1; }
 # ms A B : (B - A) in ms, or "none" when either is missing
 ms() { if [ -n "$1" ] && [ -n "$2" ]; then echo $((($2 - $1) / 1000000)); else echo none; fi; }
 

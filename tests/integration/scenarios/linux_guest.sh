@@ -24,7 +24,7 @@ start_linux late.log late.con "hwlab_inner.pages=8" --console-in console.in
 echo "hello from the outer VM" >console.in
 wait_console late.con 'INNER-ECHO hello from the outer VM'
 check late-console-in "a line sent to the guest's COM1 came back from its shell" \
-	grep -q 'INNER-ECHO hello from the outer VM' late.con
+	grep -q "$REC"'INNER-ECHO hello from the outer VM' late.con
 va=$(page_field late.con 2 va)
 gpa=$(page_field late.con 2 gpa)
 pfn=$(gpa_pfn "$gpa")
@@ -43,11 +43,11 @@ check late-mce-read "the guest read our bank 9 back: status bc00080000000000, AD
 check late-recovered "inner kernel: $pfn recovery action for dirty LRU page: Recovered" \
 	grep -q "Memory failure: $pfn: recovery action for dirty LRU page: Recovered" late.con
 check late-sigbus "inner target: SIGBUS BUS_MCEERR_AR at its page 2 ($va), lsb 12" \
-	grep -q "INNER-SIGBUS tag=target .* code=BUS_MCEERR_AR addr=$va lsb=12 idx=2" late.con
+	grep -q "${REC}INNER-SIGBUS tag=target .* code=BUS_MCEERR_AR addr=$va lsb=12 idx=2\$" late.con
 check late-exit "inner target killed by it (exit 135), then restarted" \
-	grep -q 'INNER-EXIT tag=target pid=[0-9]* status=135' late.con
+	grep -q "$REC"'INNER-EXIT tag=target pid=[0-9]* status=135' late.con
 check late-survivor "the other inner process lives, the guest counts 4 kB corrupted" \
-	grep -q 'INNER-ALIVE survivor=yes hardware_corrupted_kb=4' late.con
+	grep -q "$REC"'INNER-ALIVE survivor=yes hardware_corrupted_kb=4' late.con
 check late-no-corrupt "no page read back wrong" sh -c '! grep -q INNER-CORRUPT late.con'
 check late-no-panic "no oops, panic or warning in the guest" \
 	sh -c '! grep -qE "Kernel panic|Oops|BUG:|WARNING:.*mce|Fatal" late.con'
@@ -75,9 +75,9 @@ expect_count early-no-ar 0 early.log '"si_code":"BUS_MCEERR_AR"'
 check early-recovered "inner kernel isolated $pfn from the deferred error: Recovered" \
 	grep -q "Memory failure: $pfn: recovery action for dirty LRU page: Recovered" early.con
 check early-sigbus "inner target: SIGBUS BUS_MCEERR_AO for page 3 ($va) before it read it" \
-	grep -q "INNER-SIGBUS tag=target .* code=BUS_MCEERR_AO addr=$va lsb=12 idx=3" early.con
+	grep -q "${REC}INNER-SIGBUS tag=target .* code=BUS_MCEERR_AO addr=$va lsb=12 idx=3\$" early.con
 check early-survivor "the other inner process lives" \
-	grep -q 'INNER-ALIVE survivor=yes hardware_corrupted_kb=4' early.con
+	grep -q "$REC"'INNER-ALIVE survivor=yes hardware_corrupted_kb=4' early.con
 check early-no-panic "no oops or panic in the guest" \
 	sh -c '! grep -qE "Kernel panic|Oops|BUG:|Fatal" early.con'
 echo 0 >/proc/sys/vm/memory_failure_early_kill
@@ -86,7 +86,7 @@ echo 0 >/proc/sys/vm/memory_failure_early_kill
 # The n-th target runs on CPU n mod 2, so the first target's page is
 # consumed on vCPU 0 and the second's on vCPU 1 (an AP, started by SIPI).
 start_linux smp.log smp.con "hwlab_inner.cpu=alternate" --vcpus 2
-check smp-cpus "the guest brought up both vCPUs" grep -q 'INNER-BOOT .* cpus=2' smp.con
+check smp-cpus "the guest brought up both vCPUs" grep -q "$REC"'INNER-BOOT .* cpus=2' smp.con
 gpa0=$(page_field smp.con 1 gpa)
 expect smp-tool-0 0 "\"gpa\":\"$gpa0\"" hwpoison-guest $vmm_pid "$gpa0"
 wait_console smp.con 'INNER-READY tag=target' 2
@@ -107,7 +107,7 @@ expect_count smp-ar-vcpu1 1 smp.log '"si_code":"BUS_MCEERR_AR"' "\"gpa\":\"$gpa1
 check smp-recovered "inner kernel recovered both pages" \
 	test "$(grep -c 'recovery action for dirty LRU page: Recovered' smp.con)" -eq 2
 check smp-survivor "the other inner process lives through both" \
-	grep -q 'INNER-ALIVE survivor=yes hardware_corrupted_kb=8' smp.con
+	grep -q "$REC"'INNER-ALIVE survivor=yes hardware_corrupted_kb=8' smp.con
 check smp-no-panic "no oops or panic in the guest" \
 	sh -c '! grep -qE "Kernel panic|Oops|BUG:|Fatal" smp.con'
 # AMD's #MC is local: QEMU's AMD support does not broadcast it, nor do we

@@ -33,7 +33,7 @@ expect_count reset-action 1 reset.log '"si_code":"BUS_MCEERR_AR"' "\"gpa\":\"$gp
 expect_count reset-remap 1 reset.log '"event":"remap"' "\"gpa\":\"$gpa\""
 expect_count reset-boot2 1 reset.log '"event":"reset"' '"boot":2'
 check reset-rebooted "the guest booted again and its target runs" \
-	sh -c "[ \$(grep -c 'INNER-READY tag=target' reset.con) -ge 2 ]"
+	sh -c "[ \$(grep -c '${REC}INNER-READY tag=target' reset.con) -ge 2 ]"
 check reset-no-panic "no oops or panic in either boot" \
 	sh -c '! grep -qE "Kernel panic|Oops|BUG:" reset.con'
 expect_count reset-stopped 1 reset.log '"event":"vmm_exit"' '"status":"stopped"'
@@ -53,7 +53,7 @@ grep -v io_ignored reboot.log | sed 's/^/  vmm: /'
 expect_count reboot-asked 3 reboot.log '"event":"guest_reboot"' 'keyboard controller reset'
 expect_count reboot-reset 3 reboot.log '"event":"reset"'
 check reboot-booted "the guest came up four times" \
-	test "$(grep -c 'INNER-BOOT' reboot.con)" -eq 4
+	test "$(grep -c "$REC"'INNER-BOOT' reboot.con)" -eq 4
 expect_count reboot-limit 1 reboot.log '"event":"guest_fail"' 'more than the 3 allowed'
 check reboot-exit "then the VMM exits 1 (got $vmm_rc)" test "$vmm_rc" -eq 1
 
@@ -88,13 +88,13 @@ stop_vmm huge.log
 show_console huge.con | grep -v 'INNER-PAGE' | grep -v 'Memory failure' | tail -n 12
 # The page the target touched first: where its round was when the poison
 # came (it reads its pages over and over, so not always page 0)
-idx=$(sed -n 's/.*INNER-SIGBUS tag=target .* idx=\([0-9]*\)$/\1/p' huge.con | head -n 1)
+idx=$(sed -n "s/${REC}INNER-SIGBUS tag=target .* idx=\([0-9]*\)\$/\3/p" huge.con | head -n 1)
 gpa=$(page_field huge.con "${idx:-0}" gpa)
 va=$(page_field huge.con "${idx:-0}" va)
 expect_count huge-ar 1 huge.log '"si_code":"BUS_MCEERR_AR"' "\"gpa\":\"$base\"" '"lsb":21' \
 	'"pages":512' '"action":"inject"' "\"mci_addr\":\"$gpa\"" '"mci_misc":"0x8c"'
 check huge-sigbus "inner target: SIGBUS BUS_MCEERR_AR at the page it read first (idx ${idx:-none}, $va), lsb 12" \
-	grep -q "INNER-SIGBUS tag=target .* code=BUS_MCEERR_AR addr=$va lsb=12 idx=${idx:-none}\$" huge.con
+	grep -q "${REC}INNER-SIGBUS tag=target .* code=BUS_MCEERR_AR addr=$va lsb=12 idx=${idx:-none}\$" huge.con
 check huge-recovered "inner kernel: $(printf '%#x' $((gpa >> 12))) recovered" \
 	grep -q "Memory failure: $(printf '%#x' $((gpa >> 12))): recovery action for .*: Recovered" huge.con
 expect_count huge-spread 1 huge.log '"event":"poison_spread"' "\"gpa\":\"$base\"" '"pages":512' \
@@ -117,8 +117,8 @@ expect huge2-tool 0 "\"gpa\":\"$(printf '%#x' $((gpa + 300 * 4096)))\"" \
 	hwpoison-guest $vmm_pid "$(printf '%#x' $((gpa + 300 * 4096)))"
 wait_recovered huge2.con $((base >> 12))
 wait_for huge2.log '"event":"poison_spread"' '"status":"done"'
-rounds_then=$(grep -c 'INNER-ROUND tag=target' huge2.con)
-alive_then=$(grep -c 'INNER-ALIVE survivor=yes' huge2.con)
+rounds_then=$(grep -c "$REC"'INNER-ROUND tag=target' huge2.con)
+alive_then=$(grep -c "$REC"'INNER-ALIVE survivor=yes' huge2.con)
 wait_console huge2.con 'INNER-ROUND tag=target' $((rounds_then + 1))
 wait_console huge2.con 'INNER-ALIVE survivor=yes' $((alive_then + 1))
 stop_vmm huge2.log

@@ -18,8 +18,8 @@ echo 0 >/proc/sys/vm/memory_failure_early_kill
 start_linux lat.log lat.con "hwlab_inner.pages=$events hwlab_inner.on_sigbus=recover"
 # --live: the VMM is running, its last line may be half written
 t_start=$(json-field --live lat.log t_ns event=vmm_start)
-t_boot=$(grep -m1 'INNER-BOOT' lat.con | stamp_of)
-t_ready=$(grep -m1 'INNER-READY tag=target' lat.con | stamp_of)
+t_boot=$(grep -m1 "$REC"'INNER-BOOT' lat.con | stamp_of)
+t_ready=$(grep -m1 "$REC"'INNER-READY tag=target' lat.con | stamp_of)
 echo "HWLAB-MEASURE linux-boot to_init_ms=$(((t_boot - t_start) / 1000000))" \
 	"to_ready_ms=$(((t_ready - t_start) / 1000000))"
 check boot-measured "boot times measured" test -n "$t_boot" -a -n "$t_ready"
@@ -38,7 +38,7 @@ while [ $i -lt "$events" ]; do
 	t_mce=$(grep "Uncorrected hardware memory error in user-access at ${gpa#0x}" lat.con |
 		head -n 1 | stamp_of)
 	t_rec=$(grep "Memory failure: $pfn: recovery action" lat.con | head -n 1 | stamp_of)
-	t_sig=$(grep "INNER-SIGBUS tag=target .* idx=$i\$" lat.con | head -n 1 | stamp_of)
+	t_sig=$(grep "${REC}INNER-SIGBUS tag=target .* idx=$i\$" lat.con | head -n 1 | stamp_of)
 	if [ -n "$t0" ] && [ -n "$t_inj" ] && [ -n "$t_mce" ] && [ -n "$t_rec" ] && [ -n "$t_sig" ]; then
 		echo "$(((t_inj - t0) / 1000)) $(((t_mce - t0) / 1000)) $(((t_rec - t0) / 1000)) $(((t_sig - t0) / 1000))" >>lat.samples
 	else

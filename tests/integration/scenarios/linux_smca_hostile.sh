@@ -65,7 +65,7 @@ start_linux b1.log b1.con "$APPEND hwlab_inner.cpu=1 hwlab_inner.flood=$flood \
 hwlab_inner.smca_hostile=bogus,masked,nmi,flood" --smca on --vcpus 2
 grep -E 'INNER-BOOT|INNER-MODULE|INNER-MCE|LVT offset|FW_BUG|Firmware Bug' b1.con | sed 's/^/  con: /'
 check msr-module "sid's msr module loaded in the guest (/dev/cpu/N/msr)" \
-	grep -q 'INNER-MODULE name=msr status=loaded' b1.con
+	grep -q "$REC"'INNER-MODULE name=msr status=loaded' b1.con
 
 # hostile_ao N CASE LVT WHY : the n-th target's case wrote LVT; an AO for its
 # page 3 is told by the poll because WHY, and the poll isolates the page
@@ -74,7 +74,7 @@ hostile_ao() {
 	wait_console b1.con 'INNER-READY tag=target' $((n + 1))
 	grep "INNER-HOSTILE n=$n " b1.con | sed 's/^/  con: /'
 	check "$c-lvt" "the guest wrote $lvt into its deferred-error LVT entry (MSR 0x852 of CPU 0)" \
-		grep -q "INNER-HOSTILE n=$n case=$c msr_poke cpu=0 op=write msr=0x852 value=$lvt readback=$lvt" b1.con
+		grep -q "${REC}INNER-HOSTILE n=$n case=$c msr_poke cpu=0 op=write msr=0x852 value=$lvt readback=$lvt" b1.con
 	poison_page b1.con 3
 	wait_for b1.log '"event":"sigbus"' "\"gpa\":\"$gpa\"" '"action":"inject"'
 	json_line b1.log '"event":"sigbus"' "\"gpa\":\"$gpa\"" '"action":"inject"' >"$c.ao"
@@ -98,9 +98,9 @@ hostile_ao 2 nmi 0x4f4 'not fixed'
 wait_console b1.con 'INNER-READY tag=target' 4
 wait_console b1.con 'INNER-FLOOD start'
 check flood-lvt "the flood's case put the kernel's own entry back (0xf4)" \
-	grep -q 'INNER-HOSTILE n=3 case=flood msr_poke cpu=0 op=write msr=0x852 value=0xf4 readback=0xf4' b1.con
+	grep -q "$REC"'INNER-HOSTILE n=3 case=flood msr_poke cpu=0 op=write msr=0x852 value=0xf4 readback=0xf4' b1.con
 # (from here on CPU 0 floods without a pause: the first flood, then the endless one)
-alive_start=$(grep -c 'INNER-ALIVE survivor=yes' b1.con)
+alive_start=$(grep -c "$REC"'INNER-ALIVE survivor=yes' b1.con)
 poison_page b1.con 3
 wait_for b1.log '"event":"sigbus"' "\"gpa\":\"$gpa\"" '"action":"inject"'
 json_line b1.log '"event":"sigbus"' "\"gpa\":\"$gpa\"" '"action":"inject"' >flood.ao
@@ -112,17 +112,17 @@ wait_console b1.con "Memory failure: $pfn: recovery action"
 check flood-recovered "the guest isolates $pfn during the flood: Recovered" \
 	grep -q "Memory failure: $pfn: recovery action for dirty LRU page: Recovered" b1.con
 check flood-target-sigbus "the target on vCPU 1 got its BUS_MCEERR_AO" \
-	grep -q 'INNER-SIGBUS tag=target .* code=BUS_MCEERR_AO .* idx=3' b1.con
+	grep -q "$REC"'INNER-SIGBUS tag=target .* code=BUS_MCEERR_AO .* idx=3$' b1.con
 wait_console b1.con 'INNER-FLOOD done'
 grep -E 'INNER-FLOOD|INNER-PIN' b1.con | sed 's/^/  con: /'
 check flood-reads "the flood read MC0_STATUS $flood times, none refused" \
-	grep -q "INNER-FLOOD done msr_poke cpu=0 op=flood msr=0xc0002001 reads=$flood failed=0 " b1.con
+	grep -q "${REC}INNER-FLOOD done msr_poke cpu=0 op=flood msr=0xc0002001 reads=$flood failed=0 " b1.con
 wait_console b1.con 'INNER-FLOOD again'
 # the guest's other work: init's INNER-ALIVE lines (every 5 s) while CPU 0
 # floods (two more than when the AO came)
 wait_console b1.con 'INNER-ALIVE survivor=yes' $((alive_start + 2))
-flood_ms=$(sed -n 's/.*INNER-FLOOD done .* ms=\([0-9]*\) .*/\1/p' b1.con)
-alive=$(($(grep -c 'INNER-ALIVE survivor=yes' b1.con) - alive_start))
+flood_ms=$(sed -n "s/${REC}INNER-FLOOD done .* ms=\([0-9]*\) .*/\3/p" b1.con)
+alive=$(($(grep -c "$REC"'INNER-ALIVE survivor=yes' b1.con) - alive_start))
 check flood-others-run "the guest's other work goes on while CPU 0 floods ($alive INNER-ALIVE lines since the AO; the first flood took ${flood_ms} ms)" \
 	test "$alive" -ge 2
 echo "  flooding again; SIGTERM"
@@ -154,7 +154,8 @@ grep -E 'INNER-MCE|INNER-HOSTILE' b2.con | sed 's/^/  con: /'
 check nobanks-32-banks "an SMCA guest has KVM's 32 banks, 31 for deferred errors (MCG_CAP $mcg_cap)" \
 	test "$dfr" = 31
 check nobanks-setup "the guest has no poll (check_interval 0) and masked its LVT entry" \
-	sh -c "grep -q 'INNER-MCE check_interval=0 ' b2.con && grep -q 'INNER-HOSTILE n=0 case=masked .*readback=0x100f4' b2.con"
+	sh -c "grep -q '${REC}INNER-MCE check_interval=0 ' b2.con &&
+	       grep -q '${REC}INNER-HOSTILE n=0 case=masked .*readback=0x100f4\$' b2.con"
 i=0
 while [ $i -lt $pages ]; do
 	poison_page b2.con $i
@@ -167,10 +168,10 @@ while [ "$(count_lines b2.log '"event":"sigbus"' '"si_code":"BUS_MCEERR_AO"')" -
 	sleep 0.1
 	n=$((n + 1))
 done
-alive_before=$(grep -c 'INNER-ALIVE' b2.con)
+alive_before=$(grep -c "$REC"'INNER-ALIVE' b2.con)
 wait_console b2.con 'INNER-ALIVE' $((alive_before + 2))
-check nobanks-guest-runs "the guest runs on with every bank full ($(grep -c 'INNER-ALIVE' b2.con) INNER-ALIVE lines)" \
-	test "$(grep -c 'INNER-ALIVE' b2.con)" -ge $((alive_before + 2))
+check nobanks-guest-runs "the guest runs on with every bank full ($(grep -c "$REC"'INNER-ALIVE' b2.con) INNER-ALIVE lines)" \
+	test "$(grep -c "$REC"'INNER-ALIVE' b2.con)" -ge $((alive_before + 2))
 check nobanks-vmm-runs "the VMM runs on" kill -0 "$vmm_pid"
 stop_timed b2.log
 grep -E '"event":"(sigbus|smca|vmm_exit)"' b2.log | sed 's/^/  vmm: /' | cut -c1-400 | tail -n 14

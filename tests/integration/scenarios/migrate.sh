@@ -51,7 +51,7 @@ wait_console src.con 'INNER-RESTART n=2'
 wait_console src.con 'INNER-ALIVE survivor=yes hardware_corrupted_kb=8'
 wait_console src.con 'INNER-READY tag=target' 3
 check src-told "the source's guest was told of both (8 kB corrupted)" \
-	grep -q 'INNER-ALIVE survivor=yes hardware_corrupted_kb=8' src.con
+	grep -q "$REC"'INNER-ALIVE survivor=yes hardware_corrupted_kb=8' src.con
 echo 0 >/proc/sys/vm/memory_failure_early_kill
 # the newest target's page with the highest GPA: the copy (in GPA order, at
 # 2 MiB/s) reaches it last
@@ -84,7 +84,7 @@ check incoming-kept "the destination: the three pages are UFFDIO_POISON markers:
 	line_has "$inc" '"poison_kept":"uffd_poison",' '"marked_pages":3,' '"poisoned_told":2,'
 vmm_pid=$dst_pid
 wait_console dst.con 'INNER-ALIVE survivor=yes'
-first=$(grep 'INNER-ALIVE' dst.con | head -n 1)
+first=$(grep "$REC"'INNER-ALIVE' dst.con | head -n 1)
 check dst-count-kept "the guest runs on, its count unchanged: $first" \
 	sh -c "printf '%s' '$first' | grep -q 'survivor=yes hardware_corrupted_kb=8\$'"
 # the target rereads every 20 s: the marker makes its read an AR here
@@ -94,7 +94,7 @@ stop_vmm dst.log
 show_console dst.con
 expect_count dst-ar 1 dst.log '"si_code":"BUS_MCEERR_AR"' "\"gpa\":\"$gpa_mid\"" '"action":"inject"'
 check dst-recovered "the destination's guest isolated it (12 kB) and its survivor lives" \
-	grep -q 'INNER-ALIVE survivor=yes hardware_corrupted_kb=12' dst.con
+	grep -q "$REC"'INNER-ALIVE survivor=yes hardware_corrupted_kb=12' dst.con
 check dst-no-corrupt "no page read back wrong" sh -c '! grep -q INNER-CORRUPT dst.con'
 check dst-no-panic "no oops or panic in the guest" sh -c '! grep -qE "Kernel panic|Oops|BUG:" dst.con'
 expect_count dst-told-untouched 0 dst.log '"si_code":"BUS_MCEERR_AR"' "\"gpa\":\"$gpa_ar\""
@@ -129,15 +129,15 @@ check huge-migrated "the source moved it: $hmig" \
 check huge-marker "one 2 MiB marker for the 512 pages: $hinc" \
 	line_has "$hinc" '"poison_kept":"uffd_poison",' '"marked_units":1,"marked_pages":512,'
 vmm_pid=$dst_pid
-alive=$(grep -c 'INNER-ALIVE survivor=yes' hdst.con)
-rounds=$(grep -c 'INNER-ROUND tag=target' hdst.con)
+alive=$(grep -c "$REC"'INNER-ALIVE survivor=yes' hdst.con)
+rounds=$(grep -c "$REC"'INNER-ROUND tag=target' hdst.con)
 wait_console hdst.con 'INNER-ALIVE survivor=yes' $((alive + 2))
 wait_console hdst.con 'INNER-ROUND tag=target' $((rounds + 1))
 stop_vmm hdst.log
 show_console hdst.con | grep -v 'INNER-PAGE' | grep -v 'Memory failure' | grep -v 'INNER-SIGBUS' | tail -n 8
 check huge-dst-runs "the guest runs on there: its target reads on, its survivor lives, 2048 kB corrupted" \
-	sh -c "[ $(grep -c 'INNER-ROUND tag=target' hdst.con) -gt $rounds ] &&
-	       grep 'INNER-ALIVE' hdst.con | tail -n 1 | grep -qE 'survivor=yes hardware_corrupted_kb=2048( |\$)'"
+	sh -c "[ \$(grep -c '${REC}INNER-ROUND tag=target' hdst.con) -gt $rounds ] &&
+	       grep '${REC}INNER-ALIVE' hdst.con | tail -n 1 | grep -qE 'survivor=yes hardware_corrupted_kb=2048( |\$)'"
 expect_count huge-dst-no-ar 0 hdst.log '"si_code":"BUS_MCEERR_AR"'
 check huge-dst-no-panic "no oops or panic in the guest" sh -c '! grep -qE "Kernel panic|Oops|BUG:" hdst.con'
 echo 0 >/proc/sys/vm/nr_hugepages
@@ -170,7 +170,7 @@ hop() {
 		figures="$figures $(report_value "$hl" total_ms)/$(report_value "$hl" downtime_ms)/$(report_value "$hl" rounds)/$(report_value "$hl" pages_data)"
 	fi
 	vmm_pid=$3
-	hc_alive=$(grep -c 'INNER-ALIVE survivor=yes hardware_corrupted_kb=4' "$5")
+	hc_alive=$(grep -c "$REC"'INNER-ALIVE survivor=yes hardware_corrupted_kb=4' "$5")
 	wait_console "$5" 'INNER-ALIVE survivor=yes hardware_corrupted_kb=4' $((hc_alive + 2))
 }
 sock=/tmp/hop2.sock
@@ -187,7 +187,7 @@ check hops-three "three hops, each source 'migrated' and each destination runnin
 	test "$hops_ok" -eq 3
 check hops-intact "the guest's pages read back right through all of them, its survivor alive at the end" \
 	sh -c '! grep -q INNER-CORRUPT h0.con h1.con h2.con h3.con &&
-	       grep "INNER-ALIVE" h3.con | tail -n 1 | grep -q "survivor=yes hardware_corrupted_kb=4\$"'
+	       grep "${REC}INNER-ALIVE" h3.con | tail -n 1 | grep -q "survivor=yes hardware_corrupted_kb=4\$"'
 expect_count hops-no-consumed 0 h0.log '"action":"fatal"'
 echo "HWLAB-MEASURE migrate hops mem=128M vcpus=1 bandwidth=unlimited poisoned_pages=1" \
 	"total_ms/downtime_ms/rounds/pages_data:$figures"

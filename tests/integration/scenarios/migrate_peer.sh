@@ -183,7 +183,7 @@ wait_lifecycle() {
 	[ "$(lifecycle_since "$1")" = "$2" ]
 }
 # rounds : how many INNER-ROUND lines the target printed (one every 2 s)
-rounds() { grep -c 'INNER-ROUND tag=target' mp.con; }
+rounds() { grep -c "$REC"'INNER-ROUND tag=target' mp.con; }
 # runs_on WHAT : QEMU and the watch alive, QEMU running the guest, the
 # target printing its rounds: true, or false with the reason on the console
 # (not inside check, which drops what its command prints)
@@ -306,7 +306,7 @@ pfn=$(printf '%#x' $((gpa >> 12)))
 qemu_poison "$gpa"
 wait_outcome mp.con "$pfn"
 wait_lv "$lv" '"event":"memory_failure"' '"recipient":"guest"' '"action":"inject"'
-wait_console mp.con "INNER-SIGBUS tag=target .* idx=2\(\$\|\[\)"
+wait_console mp.con "INNER-SIGBUS tag=target .* idx=2\$"
 echo "  $vmm: $out"
 qemu_show mp.con
 echo "  outer HardwareCorrupted: $hc_before kB -> $(hardware_corrupted_kb) kB"
@@ -317,7 +317,7 @@ check poison-injected "$vmm injected the machine check into its guest (MEMORY_FA
 	       grep -q 'Guest MCE Memory Error .*GUEST addr $gpa of type' $qemu_log"
 check poison-recovered "the inner kernel recovered $pfn, the target got its SIGBUS and replaced the page, no panic" \
 	sh -c "grep -q 'Memory failure: $pfn: recovery action for .*: Recovered' mp.con &&
-	       grep -q 'INNER-SIGBUS tag=target .* idx=2' mp.con && ! grep -q 'Kernel panic' mp.con"
+	       grep -q '${REC}INNER-SIGBUS tag=target .* idx=2\$' mp.con && ! grep -q 'Kernel panic' mp.con"
 
 # --- after the poison: both refused ---------------------------------------------
 echo "=== after the poison: libvirt's save, and a live migration, again"
