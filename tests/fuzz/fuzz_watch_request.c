@@ -14,8 +14,11 @@
  *     is UTF-8, as JSON strings must be;
  *   - the memory_failure line (mf_format()) with the line as the domain's
  *     name reads back the same way, or its start: mf_format() escapes the
- *     name into 256 bytes and cuts what does not fit (see one_line() for
- *     the one case left out).
+ *     name into 256 bytes and cuts what does not fit, between whole
+ *     characters;
+ *   - a "poison GPA" request is taken exactly when the command line's
+ *     number parser (lib/parse_num.c) takes its operand, with the same
+ *     value: "poison 0612000" is refused, never read as octal (issue #36 N5).
  */
 #include <limits.h>
 #include <stdint.h>
@@ -24,6 +27,7 @@
 
 #include "json_line.h"
 #include "memory_failure_event.h"
+#include "parse_num.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -51,14 +55,6 @@ static int utf8(const unsigned char *s)
 			return 0;
 		s += n + 1;
 	}
-	return 1;
-}
-
-static int ascii(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s >= 0x80)
-			return 0;
 	return 1;
 }
 
@@ -92,6 +88,29 @@ static void save_answer(const char *line, const char *path)
 	free(answer);
 }
 
+/*
+ * "poison X" (X without a space or CR) is a poison request exactly when
+ * parse_u64() takes X, at its value: the watch and the command line read a
+ * GPA by one rule.
+ */
+static void poison_as_command_line(const char *copy, int kind, const struct watch_request *r)
+{
+	uint64_t v;
+	size_t n;
+
+	if (strncmp(copy, "poison ", 7))
+		return;
+	n = strlen(copy + 7);
+	if (strchr(copy + 7, ' ') || strchr(copy + 7, '\r') || n > 64)
+		return;
+	if (parse_u64(copy + 7, UINT64_MAX, &v)) {
+		if (kind == WATCH_REQ_POISON)
+			abort();	/* taken by the watch, refused by the command line */
+	} else if (kind != WATCH_REQ_POISON || r->gpa != v) {
+		abort();	/* taken by the command line, not by the watch (or elsewhere) */
+	}
+}
+
 static void one_line(const uint8_t *p, size_t n)
 {
 	char *line = malloc(n + 1), *copy = malloc(n + 1);
@@ -118,13 +137,8 @@ static void one_line(const uint8_t *p, size_t n)
 				abort();
 		save_answer(copy, r.path);
 	}
-	/*
-	 * Known, not yet fixed: mf_format() cuts the escaped name at 256 bytes,
-	 * and the cut may fall inside a UTF-8 character (130 x "\xc3\xa9"):
-	 * the line is then not JSON. Until it cuts between characters, a name
-	 * that may be cut is checked only when it is ASCII.
-	 */
-	if (utf8((const unsigned char *)copy) && (strlen(copy) < 40 || ascii(copy))) {
+	poison_as_command_line(copy, kind, &r);
+	if (utf8((const unsigned char *)copy)) {
 		char out[4096];
 
 		if (mf_format(out, sizeof(out), copy, n & 3, n % 7, (unsigned int)n, n) <
