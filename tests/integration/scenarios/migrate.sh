@@ -85,11 +85,19 @@ check incoming-kept "the destination: the three pages are UFFDIO_POISON markers:
 vmm_pid=$dst_pid
 wait_console dst.con 'INNER-ALIVE survivor=yes'
 first=$(grep "$REC"'INNER-ALIVE' dst.con | head -n 1)
-check dst-count-kept "the guest runs on, its count unchanged: $first" \
-	sh -c "printf '%s' '$first' | grep -q 'survivor=yes hardware_corrupted_kb=8\$'"
 # the target rereads every 20 s: the marker makes its read an AR here
 wait_console dst.con 'INNER-RESTART n=3'
 wait_console dst.con 'INNER-ALIVE survivor=yes hardware_corrupted_kb=12'
+# The guest says its count every 5 s, its target rereads every 20 s: the
+# target may read the marked page (an AR, +4 kB) before the destination's
+# first INNER-ALIVE (seen once in this issue's runs). The count was kept when
+# that line says 8 kB, or says 12 kB and the destination's AR came first.
+t_first=$(printf '%s\n' "$first" | stamp_of)
+t_dst_ar=$(json-field dst.log t_ns si_code=BUS_MCEERR_AR 2>/dev/null | head -n 1)
+check dst-count-kept "the guest runs on, its count unchanged: $first (its AR at ${t_dst_ar:-none})" \
+	sh -c "printf '%s' '$first' | grep -q 'survivor=yes hardware_corrupted_kb=8\$' ||
+	       { [ -n '$t_dst_ar' ] && [ -n '$t_first' ] && [ '$t_dst_ar' -lt '$t_first' ] &&
+		 printf '%s' '$first' | grep -q 'survivor=yes hardware_corrupted_kb=12\$'; }"
 stop_vmm dst.log
 show_console dst.con
 expect_count dst-ar 1 dst.log '"si_code":"BUS_MCEERR_AR"' "\"gpa\":\"$gpa_mid\"" '"action":"inject"'
