@@ -28,7 +28,8 @@ static int create_machine(struct vm *vm, const struct vmm_options *opt)
 	return guest_ram_create(vm);
 }
 
-int machine_setup(struct vm *vm, const struct vmm_options *opt, int *ao_fd)
+int machine_setup(struct vm *vm, const struct vmm_options *opt, int *ao_fd,
+		  int (*stopped)(void))
 {
 	unsigned int i;
 
@@ -51,7 +52,7 @@ int machine_setup(struct vm *vm, const struct vmm_options *opt, int *ao_fd)
 		return -1;
 	}
 	/* last: nothing after it can fail and leave the table behind */
-	return guest_ram_publish(vm, opt->memmap_path);
+	return guest_ram_publish(vm, opt->memmap_path, stopped);
 }
 
 int machine_reset(struct vm *vm)

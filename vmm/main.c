@@ -392,7 +392,7 @@ int main(int argc, char **argv)
 	if (report_start())
 		return 1;
 	atexit(flush_outputs);
-	if (machine_setup(&vm, &opt, &ao_fd))
+	if (machine_setup(&vm, &opt, &ao_fd, stop_requested))
 		return 1;
 	report("vmm_start", "\"pid\":%d,\"guest\":\"%s\",\"vendor\":\"%s\",\"mce_encoding\":\"%s\","
 	       "\"mca_broadcast\":%s,"

@@ -11,9 +11,12 @@
   stall_peer.py full PATH READY     listen at PATH and never accept, with the
                                     backlog full (a connect() to it cannot
                                     complete), then write READY
+  stall_peer.py lock DIR READY      hold an exclusive flock() of the directory
+                                    DIR (the VMMs' private one), write READY
 
 Either way it then waits until it is killed.
 """
+import fcntl
 import os
 import signal
 import socket
@@ -62,8 +65,14 @@ def main():
         conn, _ = lst.accept()
         held += [lst, conn]
         ready(arg[0] + ".accepted")
+    elif mode == "lock":
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        held.append(fd)
+        ready(arg[0])
     else:
-        sys.exit("usage: stall_peer.py send PATH N READY | sink PATH READY | full PATH READY")
+        sys.exit("usage: stall_peer.py send PATH N READY | sink PATH READY | full PATH READY | "
+                 "lock DIR READY")
     while True:
         signal.pause()
 

@@ -54,9 +54,10 @@ int guest_ram_refresh_boot_area(struct vm *vm, const uint64_t *gpa, const uint64
  * every exit: atexit(), and guest_ram_unpublish() for the paths that skip
  * it. First the private directory's stale tables (of processes that are
  * gone) are removed, under the directory's lock. 0, or -1 after a message
- * (with nothing left behind).
+ * (with nothing left behind). A wait for another process's lock ends on
+ * stopped() (NULL: none) or after 5 s.
  */
-int guest_ram_publish(const struct vm *vm, const char *path);
+int guest_ram_publish(const struct vm *vm, const char *path, int (*stopped)(void));
 /* Remove the published table, if any. Async-signal-safe: only unlink(2). */
 void guest_ram_unpublish(void);
 /* Where the table was published ("" when it is not). */

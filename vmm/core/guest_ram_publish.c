@@ -93,10 +93,14 @@ static int create_table(int dirfd, const char *name, const char *path)
  * flock() that gives up after FLOCK_TIMEOUT_MS: the lock is held by VMMs
  * only while they publish (or, a table's, never exclusively), so a holder
  * that keeps it longer is stuck or hostile, and must not hold this VMM's
- * start-up for ever. 0, or -1 with errno set (EWOULDBLOCK: timed out).
+ * start-up for ever. A stop asked meanwhile ends the wait at once (the
+ * stop handler is SA_RESTART: no flock() would return for it). 0, or -1
+ * with errno set (EWOULDBLOCK: timed out; EINTR: stopped).
  */
 #define FLOCK_TIMEOUT_MS	5000
 #define FLOCK_RETRY_MS		10
+
+static int (*publish_stopped)(void);
 
 static int flock_bounded(int fd, int op)
 {
@@ -108,6 +112,10 @@ static int flock_bounded(int fd, int op)
 			return 0;
 		if ((errno != EWOULDBLOCK && errno != EINTR) || waited >= FLOCK_TIMEOUT_MS)
 			return -1;
+		if (publish_stopped && publish_stopped()) {
+			errno = EINTR;
+			return -1;
+		}
 		nanosleep(&slice, NULL);
 	}
 }
@@ -151,8 +159,11 @@ static int open_private_dir(int required)
 		return -1;
 	}
 	if (flock_bounded(dirfd, LOCK_EX)) {
-		pr_errno("flock %s (another process held it for %d s)", dir,
-			 FLOCK_TIMEOUT_MS / 1000);
+		if (errno == EINTR)
+			pr_err("flock %s: stopped while another process held it", dir);
+		else
+			pr_errno("flock %s (another process held it for %d s)", dir,
+				 FLOCK_TIMEOUT_MS / 1000);
 		close(dirfd);
 		return -1;
 	}
@@ -164,7 +175,7 @@ static int open_private_dir(int required)
 	return dirfd;
 }
 
-int guest_ram_publish(const struct vm *vm, const char *path)
+int guest_ram_publish(const struct vm *vm, const char *path, int (*stopped)(void))
 {
 	static struct memmap m;
 	char name[32], where[PATH_MAX];
@@ -173,6 +184,7 @@ int guest_ram_publish(const struct vm *vm, const char *path)
 	FILE *f;
 	int privfd, dirfd = -1, fd = -1, r;
 
+	publish_stopped = stopped;
 	/* first: a table that cannot be tied to this process is not published */
 	table_of(vm, &m);
 	if (!m.start) {

@@ -153,6 +153,32 @@ check "${pfx}restore-fifo-refused" "--restore FIFO: refused as not a regular fil
 # the table itself: a FIFO there is not ours, refused without opening it
 expect "${pfx}memmap-fifo" 1 "$b/fifo already exists" timed 10 --memmap "$b/fifo" "$guest"
 
+# --- the private directory's lock held by another process: the VMM waits
+# for it at start-up (5 s at most), and a stop ends that wait at once (the
+# wait was 5 s whatever the stop: a flock() loop that never asked)
+if [ "$(id -u)" = 0 ]; then
+	priv=/run/hwlab-vmm
+	mkdir -p -m 0700 "$priv"
+	peer_start lock "$priv" "$b/lock.ready"
+	if wait_until $peer_pid test -e "$b/lock.ready"; then
+		vmm_bg "$b/lock.log" "$guest"
+		vmm_pid=$bg_pid
+		# waiting: its one thread sleeps between two tries of the lock
+		if wait_until $vmm_pid grep -q nanosleep "/proc/$vmm_pid/wchan"; then
+			term_ends "${pfx}stop-in-flock" $vmm_pid "$priv/$vmm_pid.memmap" "$b/lock.log" 1 \
+				"the private directory locked by another process"
+		else
+			ended_within $vmm_pid 1
+			fail "${pfx}stop-in-flock" "the VMM never waited for the lock: $(tail_of "$b/lock.log")"
+		fi
+	else
+		fail "${pfx}stop-in-flock" "the lock holder did not start"
+	fi
+	peer_stop
+else
+	skip "${pfx}stop-in-flock" "the root VMM's private directory (/run/hwlab-vmm) needs root"
+fi
+
 # --- N4: the --incoming socket is removed in its own directory, and only
 # while it is still the socket made: a directory symlink on its path swapped
 # meanwhile once made a root VMM remove another directory's file and leave
