@@ -33,11 +33,16 @@ int path_open_regular(const char *path, int flags)
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st)) {
 		int e = errno;
 
 		close(fd);
-		errno = S_ISREG(st.st_mode) ? e : EINVAL;
+		errno = e;
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
 		return -1;
 	}
 	/* (no effect on a regular file; cleared for whoever reads it with stdio) */

@@ -28,8 +28,8 @@ INNER_KERNEL = re.compile(r"^\[\s*[\d.]+\] (.*)$")
 # never read for one.
 INNER_SIGBUS = re.compile(r"^INNER-SIGBUS tag=\S+ pid=\d+ code=(BUS_MCEERR_A[RO]|-?\d+) "
                           r"addr=0x[0-9a-f]+ lsb=\d+ idx=-?\d+$")
-INNER_ALIVE = re.compile(r"^INNER-ALIVE survivor=(yes|no) hardware_corrupted_kb=\d+"
-                         r"( anon_huge_kb=\d+)?$")
+INNER_ALIVE = re.compile(r"^INNER-ALIVE survivor=(yes|no) hardware_corrupted_kb=\d*"
+                         r"( anon_huge_kb=\d*)?$")
 RECOVERED = re.compile(r"^Memory failure: (0x[0-9a-f]+): recovery action for .*: Recovered$")
 INNER_SHOWN = re.compile(r"^(mce: |Memory failure: |Kernel panic|Oops|BUG: |INNER-SIGBUS |"
                          r"INNER-EXIT |INNER-RESTART |INNER-CORRUPT )")

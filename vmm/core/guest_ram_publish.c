@@ -161,9 +161,11 @@ static int open_private_dir(int required)
 	if (flock_bounded(dirfd, LOCK_EX)) {
 		if (errno == EINTR)
 			pr_err("flock %s: stopped while another process held it", dir);
+		else if (errno == EWOULDBLOCK)
+			pr_err("flock %s: another process held it for %d s", dir,
+			       FLOCK_TIMEOUT_MS / 1000);
 		else
-			pr_errno("flock %s (another process held it for %d s)", dir,
-				 FLOCK_TIMEOUT_MS / 1000);
+			pr_errno("flock %s", dir);
 		close(dirfd);
 		return -1;
 	}

@@ -108,6 +108,13 @@ int snapshot_restore_file(struct vm *vm, const char *path, struct restore_result
 	else if (fstat(fd, &sb) || !S_ISREG(sb.st_mode))
 		pr_err("--restore: %s is not a regular file (a FIFO, socket, device or directory "
 		       "is refused)", path);
+	/*
+	 * a file's stream has no stop question to wait on: blocking again, so
+	 * that a file system that answers EAGAIN (FUSE, NFS) is waited on, not
+	 * taken for a broken stream
+	 */
+	else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
+		pr_errno("--restore: %s", path);
 	else if (!stream_in_open(&s, fd, path) && !snapshot_restore_state(vm, &s, r))
 		ret = 0;
 	if (fd >= 0)
