@@ -101,44 +101,36 @@ done
 
 # --- the source: a listener that never accepts, its backlog full (N2); a
 # destination that takes the connection and never reads
-peer_start full "$b/full.sock" "$b/full.ready"
-if wait_until $peer_pid test -e "$b/full.ready"; then
-	vmm_bg "$b/connect.log" --passes 0 --migrate-to "unix:$b/full.sock" \
-		--memmap "$b/connect.memmap" "$guest"
+# migrate_to_stalled NAME MODE WHAT COND...: a stall_peer.py of MODE at
+# $b/MODE.sock, a VMM that migrates to it on SIGUSR2; once COND holds (it
+# may read $vmm_pid and $log), a SIGTERM must end the VMM (term_ends)
+migrate_to_stalled() {
+	local name=$1 mode=$2 what=$3
+	shift 3
+	log=$b/$name.log
+	peer_start "$mode" "$b/$mode.sock" "$b/$mode.ready"
+	if ! wait_until $peer_pid test -e "$b/$mode.ready"; then
+		fail "${pfx}$name" "the stalling peer ($mode) did not start"
+		peer_stop
+		return
+	fi
+	vmm_bg "$log" --passes 0 --migrate-to "unix:$b/$mode.sock" --memmap "$b/$name.memmap" "$guest"
 	vmm_pid=$bg_pid
-	wait_file_has "$b/connect.log" '"event":"vmm_start"' $vmm_pid
+	wait_file_has "$log" '"event":"vmm_start"' $vmm_pid
 	kill -USR2 $vmm_pid
-	# (the line says it is connecting; before it had one, the VMM sat in connect())
-	if wait_until $vmm_pid connecting $vmm_pid "$b/connect.log"; then
-		term_ends "${pfx}stop-in-connect" $vmm_pid "$b/connect.memmap" "$b/connect.log" 0 \
-			"--migrate-to a listener that never accepts"
+	if wait_until $vmm_pid "$@"; then
+		term_ends "${pfx}$name" $vmm_pid "$b/$name.memmap" "$log" 0 "$what"
 	else
 		ended_within $vmm_pid 1
-		fail "${pfx}stop-in-connect" "the migration never started: $(tail_of "$b/connect.log")"
+		fail "${pfx}$name" "the migration never reached its wait: $(tail_of "$log")"
 	fi
-else
-	fail "${pfx}stop-in-connect" "the stalling listener did not start"
-fi
-peer_stop
-
-peer_start sink "$b/sink.sock" "$b/sink.ready"
-if wait_until $peer_pid test -e "$b/sink.ready"; then
-	vmm_bg "$b/sink.log" --passes 0 --migrate-to "unix:$b/sink.sock" \
-		--memmap "$b/sink.memmap" "$guest"
-	vmm_pid=$bg_pid
-	wait_file_has "$b/sink.log" '"event":"vmm_start"' $vmm_pid
-	kill -USR2 $vmm_pid
-	if wait_until $vmm_pid test -e "$b/sink.ready.accepted"; then
-		term_ends "${pfx}stop-in-send" $vmm_pid "$b/sink.memmap" "$b/sink.log" 0 \
-			"--migrate-to a destination that never reads"
-	else
-		ended_within $vmm_pid 1
-		fail "${pfx}stop-in-send" "the destination was never connected: $(tail_of "$b/sink.log")"
-	fi
-else
-	fail "${pfx}stop-in-send" "the never-reading destination did not start"
-fi
-peer_stop
+	peer_stop
+}
+# (the line says it is connecting; before it had one, the VMM sat in connect())
+vmm_connecting() { connecting "$vmm_pid" "$log"; }
+migrate_to_stalled stop-in-connect full "--migrate-to a listener that never accepts" vmm_connecting
+migrate_to_stalled stop-in-send sink "--migrate-to a destination that never reads" \
+	test -e "$b/sink.ready.accepted"
 
 # --- a FIFO for a path option: refused at once, or waited on with a stop (N3:
 # --restore blocked in open() for ever)
