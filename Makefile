@@ -83,10 +83,11 @@ LIBVIRT_LIBS := $(shell pkg-config --libs libvirt libvirt-qemu 2>/dev/null || ec
 # The tool's parts (tools/hwpoison_guest.h): both builds link these; main()
 # is compiled for each, the libvirt part only into the libvirt build.
 HWPOISON_GUEST_OBJS := $(patsubst %,$(OBJ)/tools/hwpoison_guest_%.o,options target page inject soak soak_line)
-$(OBJ)/tools/hwpoison-guest.o $(OBJ)/tools/hwpoison_guest_libvirt.o $(OBJ)/tools/libvirt_domain.o: \
+$(OBJ)/tools/hwpoison-guest.o $(OBJ)/tools/hwpoison_guest_libvirt.o $(OBJ)/tools/libvirt_domain.o \
+		$(OBJ)/tools/libvirt_watch.o: \
 	HOST_CFLAGS += -DHWLAB_LIBVIRT $(LIBVIRT_CFLAGS)
 $(BUILD)/hwpoison-guest: $(OBJ)/tools/hwpoison-guest.o $(OBJ)/tools/hwpoison_guest_libvirt.o \
-		$(OBJ)/tools/libvirt_domain.o $(OBJ)/tools/memory_failure_event.o \
+		$(OBJ)/tools/libvirt_domain.o $(OBJ)/tools/libvirt_watch.o $(OBJ)/tools/memory_failure_event.o \
 		$(HWPOISON_GUEST_OBJS) $(BUILD)/libhwlab.a
 	$(CC) -o $@ $^ $(LIBVIRT_LIBS)
 
