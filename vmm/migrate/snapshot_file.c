@@ -96,25 +96,21 @@ int snapshot_restore_file(struct vm *vm, const char *path, struct restore_result
 {
 	uint64_t t0 = monotonic_ns();
 	struct stream s;
-	struct stat sb;
 	char qpath[8192];
 	int fd, ret = -1;
 
 	json_escape(qpath, sizeof(qpath), path);
-	/* O_NONBLOCK: a FIFO would block open() until a writer came, and the read after */
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		pr_errno("--restore: opening %s", path);
-	else if (fstat(fd, &sb) || !S_ISREG(sb.st_mode))
+	/*
+	 * without waiting for a FIFO's writer, a regular file only, then
+	 * blocking again: a file's stream has no stop question, and a file
+	 * system that answers EAGAIN (FUSE, NFS) is to be waited on
+	 */
+	fd = path_open_regular(path, O_RDONLY | O_NOFOLLOW);
+	if (fd < 0 && errno == EINVAL)
 		pr_err("--restore: %s is not a regular file (a FIFO, socket, device or directory "
 		       "is refused)", path);
-	/*
-	 * a file's stream has no stop question to wait on: blocking again, so
-	 * that a file system that answers EAGAIN (FUSE, NFS) is waited on, not
-	 * taken for a broken stream
-	 */
-	else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
-		pr_errno("--restore: %s", path);
+	else if (fd < 0)
+		pr_errno("--restore: opening %s", path);
 	else if (!stream_in_open(&s, fd, path) && !snapshot_restore_state(vm, &s, r))
 		ret = 0;
 	if (fd >= 0)
