@@ -13,11 +13,19 @@
 #       Recommends) unpacked into one sysroot; prints its path. The sysroot
 #       is keyed by every package=version in it, so it is reused until the
 #       suite moves, and its versions file lists them.
-#   scripts/debian-suite.sh kernel SUITE
+#   scripts/debian-suite.sh kernel SUITE [MODULE...]
 #       the suite's newest stock kernel (what linux-image-amd64 depends on):
 #       prints "VMLINUZ PACKAGE VERSION"; only the image is unpacked, and
-#       beside it modules/NAME.ko, decompressed, of the few modules the
-#       test guests load (msr: /dev/cpu/N/msr).
+#       beside it modules/NAME.ko, decompressed, of the modules asked for
+#       (default: msr, /dev/cpu/N/msr, what the test guests load) and every
+#       module they depend on (depends= in their .modinfo), with modules/order
+#       listing them in an order insmod can load them in (dependencies
+#       first). An outer VM booting a stock host kernel asks for kvm-amd
+#       and hwpoison_inject this way.
+#   scripts/debian-suite.sh source SUITE
+#       the suite's newest linux-source-X.Y (what linux-source depends on):
+#       prints "TARBALL PACKAGE VERSION", the tarball kept outside the clone
+#       by version (kernel/build.sh unpacks and patches it).
 #   scripts/debian-suite.sh version SUITE PKG
 #       the suite's candidate version of PKG.
 #
@@ -40,7 +48,7 @@ max_age=${HWLAB_SUITE_MAX_AGE:-86400}
 die() { echo "debian-suite: error: $*" >&2; exit 1; }
 unavailable() { echo "debian-suite: error: $*" >&2; exit 3; }
 usage() {
-	echo "usage: $0 sysroot SUITE PKG... | kernel SUITE | version SUITE PKG" >&2
+	echo "usage: $0 sysroot SUITE PKG... | kernel SUITE [MODULE...] | source SUITE | version SUITE PKG" >&2
 	exit 2
 }
 
@@ -128,9 +136,12 @@ version)
 	echo "$v"
 	;;
 kernel)
-	[ $# -eq 0 ] || usage
 	# modules kept beside the image, in DIR/modules/NAME.ko (see below)
-	kernel_modules=${HWLAB_KERNEL_MODULES:-msr}
+	kernel_modules=${*:-msr}
+	for mod in $kernel_modules; do
+		case $mod in *[!a-z0-9_-]*) echo "debian-suite: error: '$mod' is not a module name" >&2; exit 2 ;; esac
+	done
+	command -v objcopy >/dev/null || die "objcopy not found (package binutils)"
 	meta=linux-image-amd64
 	[ -n "$(candidate $meta)" ] || unavailable "package $meta is not in Debian $suite ($mirror)"
 	# linux-image-amd64 depends on the versioned image package (signed or
@@ -155,8 +166,13 @@ kernel)
 	ver=$(candidate "$pkg")
 	[ -n "$ver" ] || unavailable "package $pkg is not in Debian $suite ($mirror)"
 	dest=$cache/kernels/$pkg-$ver
-	# (a cache from before the modules were kept has no modules/: fetched again)
-	if [ ! -f "$dest/vmlinuz" ] || [ ! -d "$dest/modules" ]; then
+	# another module set than the guests' is kept apart, keyed by it
+	if [ "$kernel_modules" != msr ]; then
+		dest=$dest-m$(printf '%s\n' $kernel_modules | LC_ALL=C sort -u | sha256sum | cut -c1-8)
+	fi
+	# (a cache from before the modules were kept, or their order, has no
+	# modules/order: fetched again)
+	if [ ! -f "$dest/vmlinuz" ] || [ ! -f "$dest/modules/order" ]; then
 		(cd "$state/archives" && papt download "$pkg=$ver" >&2) ||
 			unavailable "cannot download $pkg $ver from Debian $suite ($mirror)"
 		deb=$state/archives/${pkg}_${ver//:/%3a}_amd64.deb
@@ -182,18 +198,39 @@ kernel)
 			[ -f "$moddeb" ] || die "apt downloaded no archive $moddeb for $modpkg $ver"
 			listing=$(dpkg-deb -c "$moddeb")
 		fi
-		for mod in $kernel_modules; do
-			path=$(grep -o "\./[^ ]*/$mod\.ko\(\.xz\|\.zst\|\.gz\)\?$" <<<"$listing" |
-				sed -n 1p || true)
-			[ -n "$path" ] || continue	# built in, or not built: init says so
+		# every module file of the package, by module name (kvm-amd.ko is
+		# kvm_amd: .modinfo's depends= uses the underscore form)
+		grep -o '\./[^ ]*\.ko\(\.xz\|\.zst\|\.gz\)\?$' <<<"$listing" >"$tmp/ko-files" || true
+		# want NAME: NAME's file unpacked and decompressed into out/modules,
+		# its dependencies first, its name then appended to out/modules/order;
+		# a module the package lacks is built in (or not built): init says so
+		want() {
+			local name=${1//-/_} path file dep
+			grep -qx "$name" "$tmp/out/modules/seen" 2>/dev/null && return 0
+			echo "$name" >>"$tmp/out/modules/seen"
+			path=$(awk -v n="$name" '{ f = $0; sub(/.*\//, "", f); sub(/\.ko.*/, "", f)
+				gsub(/-/, "_", f); if (f == n) { print; exit } }' "$tmp/ko-files")
+			[ -n "$path" ] || return 0
 			dpkg-deb --fsys-tarfile "$moddeb" | tar -x -C "$tmp" "$path"
+			file=$tmp/out/modules/$name.ko
 			case $path in
-			*.xz) xz -dc "$tmp/$path" >"$tmp/out/modules/$mod.ko" ;;
-			*.zst) zstd -qdc "$tmp/$path" >"$tmp/out/modules/$mod.ko" ;;
-			*.gz) gzip -dc "$tmp/$path" >"$tmp/out/modules/$mod.ko" ;;
-			*) cp "$tmp/$path" "$tmp/out/modules/$mod.ko" ;;
+			*.xz) xz -dc "$tmp/$path" >"$file" ;;
+			*.zst) zstd -qdc "$tmp/$path" >"$file" ;;
+			*.gz) gzip -dc "$tmp/$path" >"$file" ;;
+			*) cp "$tmp/$path" "$file" ;;
 			esac
+			# its .modinfo section: NUL-separated key=value strings
+			for dep in $(objcopy -O binary --only-section=.modinfo "$file" /dev/stdout |
+				tr '\0' '\n' | sed -n 's/^depends=//p' | tr ',' ' '); do
+				want "$dep"
+			done
+			echo "$name" >>"$tmp/out/modules/order"
+		}
+		: >"$tmp/out/modules/order"
+		for mod in $kernel_modules; do
+			want "$mod"
 		done
+		rm -f "$tmp/out/modules/seen" "$tmp/ko-files"
 		printf '%s %s %s\n' "$pkg" "$ver" "$suite" >"$tmp/out/version"
 		mkdir -p "$cache/kernels"
 		rm -rf "$dest"
@@ -204,6 +241,35 @@ kernel)
 		rm -f "$deb" "$moddeb"
 	fi
 	echo "$dest/vmlinuz $pkg $ver"
+	;;
+source)
+	[ $# -eq 0 ] || usage
+	meta=linux-source
+	[ -n "$(candidate $meta)" ] || unavailable "package $meta is not in Debian $suite ($mirror)"
+	pkg=$(pcache depends "$meta" | sed -n 's/^ *Depends: \(linux-source-[0-9][^ ]*\).*/\1/p' | sed -n 1p)
+	[ -n "$pkg" ] || unavailable "$meta in Debian $suite depends on no linux-source-X.Y package"
+	ver=$(candidate "$pkg")
+	[ -n "$ver" ] || unavailable "package $pkg is not in Debian $suite ($mirror)"
+	dest=$cache/sources/$pkg-$ver
+	if [ ! -f "$dest/$pkg.tar.xz" ]; then
+		(cd "$state/archives" && papt download "$pkg=$ver" >&2) ||
+			unavailable "cannot download $pkg $ver from Debian $suite ($mirror)"
+		deb=$state/archives/${pkg}_${ver//:/%3a}_all.deb
+		[ -f "$deb" ] || die "apt downloaded no archive $deb for $pkg $ver"
+		tmp=$(mktemp -d "$cache/sources.XXXXXX")
+		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" "./usr/src/$pkg.tar.xz" ||
+			die "$pkg $ver (Debian $suite) holds no /usr/src/$pkg.tar.xz"
+		mkdir -p "$tmp/out"
+		mv "$tmp/usr/src/$pkg.tar.xz" "$tmp/out/"
+		printf '%s %s %s\n' "$pkg" "$ver" "$suite" >"$tmp/out/version"
+		rm -rf "$dest"
+		mkdir -p "$cache/sources"
+		mv "$tmp/out" "$dest"
+		rm -rf "$tmp" "$deb"
+		# keep the two newest of this source package (each is 150 MB)
+		ls -dt "$cache/sources/$pkg"-[0-9]* | tail -n +3 | xargs -r rm -rf
+	fi
+	echo "$dest/$pkg.tar.xz $pkg $ver"
 	;;
 sysroot)
 	[ $# -ge 1 ] || usage

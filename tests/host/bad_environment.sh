@@ -17,7 +17,8 @@ expect no-kernel-source 1 'no kernel source at /nonexistent.tar.xz' \
 	env HWLAB_KERNEL_TARBALL=/nonexistent.tar.xz HWLAB_CACHE="$tmp/cache" \
 	"$build_kernel" "$tmp/out-dir"
 
-# A kernel dir whose one patch cannot apply, and one whose config asks for
+# A kernel dir (kernel/BASE's shape: series, a config of its own,
+# patches/) whose one patch cannot apply, and one whose config asks for
 # an option with an unmet dependency (X86_MCE_AMD needs PCI).
 mkdir -p "$tmp/badpatch/patches" "$tmp/badconfig/patches"
 cp "$here/kernel/config" "$tmp/badpatch/config"
@@ -40,7 +41,7 @@ diff --git a/Makefile b/Makefile
  VERSION = 6
  PATCHLEVEL = 1
 PATCH
-echo 0001-broken.patch >"$tmp/badpatch/series"
+echo patches/0001-broken.patch >"$tmp/badpatch/series"
 expect failing-patch 1 'patch 0001-broken.patch does not apply' \
 	env HWLAB_KERNEL_DIR="$tmp/badpatch" HWLAB_CACHE="$tmp/cache" \
 	"$build_kernel" "$tmp/out-dir"
@@ -57,6 +58,8 @@ echo 'series-name-without-file.patch' >"$tmp/badconfig/series"
 expect series-names-missing-patch 1 'series-name-without-file.patch does not exist' \
 	env HWLAB_KERNEL_DIR="$tmp/badconfig" HWLAB_CACHE="$tmp/cache" \
 	"$build_kernel" "$tmp/out-dir"
+expect unknown-kernel-base 1 "HWLAB_KERNEL_BASE must be 6.1, 6.12 or 7.2, not '5.10'" \
+	env HWLAB_KERNEL_BASE=5.10 HWLAB_CACHE="$tmp/cache" "$build_kernel" "$tmp/out-dir"
 
 expect no-qemu 2 'qemu-system-nonexistent not found' \
 	env QEMU=qemu-system-nonexistent "$here/outer-qemu/boot.sh" smoke "$tmp/boot.log" 60

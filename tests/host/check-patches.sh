@@ -1,25 +1,25 @@
 #!/usr/bin/env bash
-# Every patch in kernel/series is a proper git format-patch mail (From,
-# Subject, a changelog, Signed-off-by by its author) and checkpatch.pl
-# --strict clean, using checkpatch from the kernel tree the build unpacked.
+# Every patch of every base's series (kernel/BASE/series: 6.1, 6.12, 7.2) is
+# a proper git format-patch mail (From, Subject, a changelog, Signed-off-by
+# by its author) and checkpatch.pl --strict clean, using checkpatch from the
+# kernel tree of that base the build unpacked (build/kernel.tree for 6.1,
+# build/hosts/BASE/kernel.tree for the others: make host-kernel HOST=BASE);
+# a base not built here is skipped with its name. Each series folder
+# (kernel/BASE/SERIES/) has its cover letter.
 # Reports through tests/lib/check.sh like the scenarios; exits with the
 # number of failed checks.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/tests/lib/check.sh"
-tree=$(cat "$here/build/kernel.tree" 2>/dev/null)
-checkpatch=$tree/scripts/checkpatch.pl
 
-if [ ! -x "$checkpatch" ]; then
-	fail checkpatch "no $checkpatch: run 'make kernel' first"
-	finish
-fi
-# the loop reads from a process substitution, not a pipe, so that it runs in
-# this shell and its failures reach finish
-while read -r p; do
-	f=$here/kernel/patches/$p
-	name=${p%%.patch}
-	name=${name:0:24}
+# series_lines BASE: kernel/BASE/series without comments and blank lines
+series_lines() { grep -v '^[[:space:]]*\(#\|$\)' "$here/kernel/$1/series"; }
+
+# check_patch BASE FILE: the mail, its changelog and checkpatch
+check_patch() {
+	local kbase=$1 f=$2 name from body upstream outside out ignore
+	name=$(basename "$f" .patch)
+	name=$kbase-${name:0:24}
 	from=$(awk '/^From: / { sub(/^From: /, ""); print; exit }' "$f")
 	if [ -n "$from" ] && grep -q '^Subject: \[PATCH' "$f" &&
 		grep -qF "Signed-off-by: $from" "$f"; then
@@ -40,7 +40,7 @@ while read -r p; do
 	upstream=$(grep -m1 -oE '^commit [0-9a-f]{40} upstream\.$' "$f")
 	if [ -n "$upstream" ]; then
 		check "backport-$name" "${upstream% upstream.}: a Signed-off-by besides the author's, and a backport note" \
-			sh -c "[ \$(grep -c '^Signed-off-by: ' '$f') -ge 2 ] && grep -q '^\[.*6\.1' '$f'"
+			sh -c "[ \$(grep -c '^Signed-off-by: ' '$f') -ge 2 ] && grep -q '^\[.*$kbase' '$f'"
 	else
 		check "seed-link-$name" "names the 2009 HWPOISON mechanism it extends" grep -q '2009' "$f"
 		check "history-$name" "version history (vN:) below the ---" \
@@ -48,7 +48,7 @@ while read -r p; do
 	fi
 	# KVM's hwpoison lsb is x86's business: the generic API and the other
 	# architectures stay as they are (v2 changed __gfn_to_pfn_memslot())
-	case $p in *KVM-x86-mmu-Report-the-hugetlb-page-size*)
+	case $f in *KVM-x86-mmu-Report-the-hugetlb-page-size*)
 		outside=$(sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p' "$f" | grep -v '^arch/x86/kvm/' | tr '\n' ' ')
 		check "x86-only-$name" "touches only arch/x86/kvm/${outside:+ (also: $outside)}" test -z "$outside" ;;
 	esac
@@ -61,39 +61,76 @@ while read -r p; do
 	else
 		fail "checkpatch-$name" "checkpatch.pl --strict: $(echo "$out" | sed -n '1,3p' | tr '\n' ' ')"
 	fi
-done < <(grep -v '^[[:space:]]*\(#\|$\)' "$here/kernel/series")
+}
 
-# The cover letter (git format-patch --cover-letter; not in the series: git
-# am has nothing to apply from it): [PATCH 0/N] for the N patches, a real
-# subject and blurb, and the shortlog naming each patch's subject.
-cover=$here/kernel/patches/0000-cover-letter.patch
-n=$(grep -cv '^[[:space:]]*\(#\|$\)' "$here/kernel/series")
-if [ ! -f "$cover" ]; then
-	fail cover-letter "no kernel/patches/0000-cover-letter.patch"
-else
+# check_cover BASE SERIES TREE: kernel/BASE/SERIES/0000-cover-letter.patch
+# (git format-patch --cover-letter; not in the series: git am has nothing to
+# apply from it): [PATCH 0/N] for the N patches, a real subject and blurb,
+# the shortlog naming each patch's subject, and base-commit: the base
+# build.sh makes (fixed identity and dates). The series first in
+# kernel/BASE/series is applied on that base alone, so each of its
+# patches' "From <sha>" is the commit build.sh's git am made of it.
+check_cover() {
+	local kbase=$1 sdir=$2 tree=$3 first=$4 cover n missing p subj base want got blurb tag
+	cover=$here/kernel/$kbase/$sdir/0000-cover-letter.patch
+	tag=$kbase-$sdir
+	mapfile -t ps < <(series_lines "$kbase" | grep "^$sdir/")
+	n=${#ps[@]}
+	if [ ! -f "$cover" ]; then
+		fail "cover-letter-$tag" "no kernel/$kbase/$sdir/0000-cover-letter.patch"
+		return
+	fi
 	# git format-patch pads the number to the width of the count: 00/10
-	check cover-letter-subject "Subject: [PATCH 0/$n] (or 00/$n) with a subject of its own" \
+	check "cover-letter-subject-$tag" "Subject: [PATCH 0/$n] (or 00/$n) with a subject of its own" \
 		sh -c "grep -q '^Subject: \[PATCH 0*0/$n\] [^*]' '$cover' && ! grep -q '\*\*\*' '$cover'"
 	missing=
-	while read -r p; do
+	for p in "${ps[@]}"; do
 		# the subject as the shortlog starts it (it wraps long ones)
 		subj=$(sed -n '/^Subject:/{N;s/\n//;s/^Subject: \[PATCH [0-9]*\/[0-9]*\] //;p}' \
-			"$here/kernel/patches/$p" | cut -c1-40)
+			"$here/kernel/$kbase/$p" | cut -c1-40)
 		grep -qF "  $subj" "$cover" || missing="$missing $p"
-	done < <(grep -v '^[[:space:]]*\(#\|$\)' "$here/kernel/series")
-	check cover-letter-shortlog "the shortlog names every patch${missing:+ (missing:$missing)}" \
+	done
+	check "cover-letter-shortlog-$tag" "the shortlog names every patch${missing:+ (missing:$missing)}" \
 		test -z "$missing"
-	# --base: the base commit build.sh makes (fixed identity and dates), and
-	# each patch's "From <sha>" is the commit build.sh's git am made of it
 	base=$(git -C "$tree" rev-list --max-parents=0 HEAD 2>/dev/null)
-	check cover-letter-base "base-commit: is the build tree's base ($base)" \
+	check "cover-letter-base-$tag" "base-commit: is the build tree's base ($base)" \
 		grep -qx "base-commit: $base" "$cover"
-	want=$(git -C "$tree" rev-list --reverse "$base..HEAD" 2>/dev/null | tr '\n' ' ')
-	got=$(while read -r p; do sed -n '1s/^From \([0-9a-f]\{40\}\) .*/\1/p' "$here/kernel/patches/$p"; done \
-		< <(grep -v '^[[:space:]]*\(#\|$\)' "$here/kernel/series") | tr '\n' ' ')
-	check patch-ids "each patch's From sha is the commit build.sh made of it" test "$want" = "$got"
+	if [ "$first" = yes ]; then
+		want=$(git -C "$tree" rev-list --reverse "$base..HEAD" 2>/dev/null | sed -n "1,${n}p" | tr '\n' ' ')
+		got=$(for p in "${ps[@]}"; do sed -n '1s/^From \([0-9a-f]\{40\}\) .*/\1/p' "$here/kernel/$kbase/$p"; done |
+			tr '\n' ' ')
+		check "patch-ids-$tag" "each patch's From sha is the commit build.sh made of it" test "$want" = "$got"
+	fi
 	blurb=$(awk '/^Subject:/ { s = 1; next } s && /\([0-9]+\):$/ { exit } s' "$cover" | grep -c '[a-z]')
-	check cover-letter-blurb "$blurb lines on what the series is for and how it was tested" \
+	check "cover-letter-blurb-$tag" "$blurb lines on what the series is for and how it was tested" \
 		test "$blurb" -ge 10
-fi
+}
+
+for kbase in 6.1 6.12 7.2; do
+	[ -f "$here/kernel/$kbase/series" ] || continue
+	if [ -z "$(series_lines "$kbase")" ]; then
+		pass "series-$kbase" "kernel/$kbase/series is empty: nothing to check"
+		continue
+	fi
+	if [ "$kbase" = 6.1 ]; then
+		tree=$(cat "$here/build/kernel.tree" 2>/dev/null)
+	else
+		tree=$(cat "$here/build/hosts/$kbase/kernel.tree" 2>/dev/null)
+	fi
+	checkpatch=$tree/scripts/checkpatch.pl
+	if [ ! -x "$checkpatch" ]; then
+		skip "series-$kbase" "no linux-source-$kbase tree built here (make host-kernel HOST=$kbase): its patches are not checked"
+		continue
+	fi
+	# the loop reads from a process substitution, not a pipe, so that it
+	# runs in this shell and its failures reach finish
+	while read -r p; do
+		check_patch "$kbase" "$here/kernel/$kbase/$p"
+	done < <(series_lines "$kbase")
+	first=yes
+	for sdir in $(series_lines "$kbase" | cut -d/ -f1 | awk '!seen[$0]++'); do
+		check_cover "$kbase" "$sdir" "$tree" "$first"
+		first=no
+	done
+done
 finish

@@ -2,7 +2,7 @@
 /*
  * The destination keeps the source's poison (issue #21, part 4): each page
  * that came poisoned gets a poison marker (userfaultfd's UFFDIO_POISON,
- * Linux 6.6, backported in kernel/patches), so that a guest that touches it
+ * Linux 6.6, backported in kernel/6.1/patches), so that a guest that touches it
  * faults as on the source: KVM finds a hwpoisoned page and the vCPU gets
  * SIGBUS BUS_MCEERR_AR, which becomes the guest's machine check. The marker
  * takes no physical page. A hugetlb page goes whole, as it was lost whole.
