@@ -12,6 +12,9 @@
 #   make asan   unit tests and VMM runs under ASan+UBSan (build/asan); part of make test
 #   make fuzz   libFuzzer on the ELF loader, ucall decoder, bzImage, stream restore, --watch requests
 #   make test-debug-kernel  the kernel-facing scenarios on a lockdep/DEBUG_VM kernel
+#   make host-kernel HOST=sid  another outer kernel: 6.1, 6.12, 7.2 (ours), bookworm, trixie, sid (stock)
+#   make cell HOST=sid CASE=late_kill  one cell of the host matrix, into build/cells/HOST/CASE.json
+#   make host-matrix  every case on every host kernel (HOSTS=, CASES= narrow it), merged into one table
 CC      ?= gcc
 BUILD   := build
 CFLAGS  := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iinclude -Ivmm
@@ -181,11 +184,24 @@ $(BUILD)/guest.elf: guest/entry.S guest/guest.c guest/guest.ld include/hwlab_abi
 
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
+# The outer kernel of make test: ours on Debian's 6.1 (kernel/6.1/series),
+# also published as host 6.1 (its features: kernel/features).
 kernel:
 	kernel/build.sh $(BUILD)
+	scripts/host-kernel.sh 6.1 $(BUILD)/hosts/6.1
 
 $(BUILD)/bzImage:
 	kernel/build.sh $(BUILD)
+	scripts/host-kernel.sh 6.1 $(BUILD)/hosts/6.1
+
+# Another outer (host) kernel, HOST=: 6.1, 6.12, 7.2 (ours: Debian's
+# linux-source-BASE with kernel/BASE/series) or bookworm, trixie, sid
+# (Debian's stock kernel with its modules), in $(BUILD)/hosts/HOST; boot
+# scenarios on it with HWLAB_HOST=HOST (outer-qemu/boot.sh, tests/run.sh)
+# or make cell HOST=.
+HOST ?= 6.1
+host-kernel:
+	scripts/host-kernel.sh $(HOST) $(BUILD)/hosts/$(HOST)
 
 # The debug kernel: the same series and kernel/config plus kernel/config-debug
 # (DEBUG_VM, PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, KASAN), cached as its own flavour;
@@ -198,7 +214,7 @@ debug-kernel:
 # The Linux guest is the project's own kernel: the outer initramfs carries
 # bzImage and the guest's initramfs as /hwlab/data/.
 $(BUILD)/initramfs.cpio.gz: $(OUTER_BINS) $(BUILD)/guest.elf $(SCENARIOS) outer-qemu/init \
-		outer-qemu/mkinitramfs.sh tests/lib/check.sh asan-build $(BUILD)/bzImage \
+		outer-qemu/mkinitramfs.sh tests/lib/check.sh kernel/features asan-build $(BUILD)/bzImage \
 		$(BUILD)/inner-initramfs.cpio.gz $(BUILD)/inner-initramfs-stock.cpio.gz
 	rm -rf $(BUILD)/outer-bin && mkdir -p $(BUILD)/outer-bin/data
 	cp $(OUTER_BINS) $(BUILD)/outer-bin/
@@ -392,10 +408,41 @@ $(MEASURE_TARGETS): all kernel initramfs
 	grep -a '^HWLAB-CHECK $(MEASURE_SHOWN)' $(BUILD)/logs/$(MEASURE_LOG); \
 	$(if $(MEASURE_TABLE),$(MEASURE_TABLE) $(BUILD)/logs/$(MEASURE_LOG) && )! grep -aq '^HWLAB-CHECK FAIL' $(BUILD)/logs/$(MEASURE_LOG) && exit $$rc
 
+# The host matrix (issue #40): each case of tests/matrix/host-matrix.table
+# on each outer kernel, HOSTS (ours 6.1, 6.12, 7.2 and Debian's stock
+# bookworm, trixie, sid), one outer VM per cell. A cell runs alone
+# (make cell HOST=sid CASE=late_kill) into its result file,
+# build/cells/HOST/CASE.json; the tables are made only by merging those
+# (tests/matrix/merge.py), so make -jN, or CI jobs each running some cells,
+# give the same tables (docs/host-matrix.md shows a CI matrix). Not part of
+# make test: hours on 2 cores.
+HOSTS ?= bookworm 6.1 trixie 6.12 sid 7.2
+CASES ?= $(shell awk '!/^\#/ && NF { print $$1 }' tests/matrix/host-matrix.table)
+CELLS_DIR ?= $(BUILD)/cells
+CELL_FILES := $(foreach h,$(HOSTS),$(foreach c,$(CASES),$(CELLS_DIR)/$(h)/$(c).json))
+CASE ?= smoke
+
+cell: all initramfs
+	scripts/host-kernel.sh $(HOST) $(BUILD)/hosts/$(HOST)
+	tests/matrix/cell.py $(HOST) $(CASE) --out $(CELLS_DIR)
+
+# (the host kernels first, one at a time: two cells of one host must not
+# both build it)
+host-matrix: all initramfs
+	for h in $(HOSTS); do scripts/host-kernel.sh $$h $(BUILD)/hosts/$$h || exit 1; done
+	$(MAKE) -k host-matrix-cells; rc=$$?; \
+	tests/matrix/merge.py --times $(CELLS_DIR) >$(BUILD)/host-matrix.md && cat $(BUILD)/host-matrix.md; \
+	exit $$rc
+
+host-matrix-cells: $(CELL_FILES)
+
+$(CELLS_DIR)/%.json: FORCE
+	tests/matrix/cell.py $(subst /, ,$*) --out $(CELLS_DIR)
+
 deps:
 	scripts/install-deps.sh
 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: FORCE compare guest-matrix linux-latency all kernel debug-kernel test-debug-kernel initramfs unit asan-build asan fuzz-build fuzz test test-loaded soak demo deps clean
+.PHONY: FORCE host-kernel cell host-matrix host-matrix-cells compare guest-matrix linux-latency all kernel debug-kernel test-debug-kernel initramfs unit asan-build asan fuzz-build fuzz test test-loaded soak demo deps clean

@@ -18,19 +18,37 @@
 #        -accel tcg options, ",thread=single" say: outer-qemu/freeze-rate.sh),
 #        HWLAB_SILENCE, HWLAB_NMI_WAIT (watch_silence), HWLAB_HIGHRES=on
 #        (the outer kernel's one-shot tick, which host QEMU can lose: below),
-#        HWLAB_KERNEL (the outer kernel, default build/bzImage; the debug
-#        kernel's is build/debug/bzImage), HWLAB_TIME_FACTOR (a whole number:
-#        a slower kernel's bounds, default 1; below).
+#        HWLAB_HOST (the outer kernel users pick: 6.1, 6.12, 7.2 ours, or
+#        bookworm, trixie, sid Debian's stock; build/hosts/HOST from
+#        scripts/host-kernel.sh, make host-kernel HOST=...; default 6.1, our
+#        build/bzImage), HWLAB_KERNEL (another image of that host, the debug
+#        kernel's build/debug/bzImage say), HWLAB_TIME_FACTOR (a whole
+#        number: a slower kernel's bounds, default 1; below).
 set -uo pipefail
 scenario=$1 log=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/tests/lib/scenario_table.sh"
-kernel=${HWLAB_KERNEL:-$here/build/bzImage}
 qemu=${QEMU:-qemu-system-x86_64}
 
 die() { echo "boot: error: $*" >&2; exit 2; }
 command -v "$qemu" >/dev/null || die "$qemu not found (make deps installs qemu-system-x86)"
-[ -f "$kernel" ] || die "no kernel at $kernel (run 'make kernel')"
+# The host: its kernel, the modules it loads (an initramfs fragment appended
+# to the image: the kernel unpacks concatenated archives) and the features
+# its checks may count on (kernel/features), told to the VM on its command
+# line (hwlab.host=, hwlab.host_features=; the scenarios' need_host).
+host=${HWLAB_HOST:-6.1}
+case $host in 6.1 | 6.12 | 7.2 | bookworm | trixie | sid) ;;
+*) die "HWLAB_HOST must be 6.1, 6.12, 7.2, bookworm, trixie or sid, not '$host'" ;;
+esac
+host_dir=$here/build/hosts/$host
+if [ -n "${HWLAB_HOST:-}" ]; then
+	kernel=${HWLAB_KERNEL:-$host_dir/bzImage}
+else
+	kernel=${HWLAB_KERNEL:-$here/build/bzImage}
+fi
+[ -f "$kernel" ] || die "no kernel at $kernel (run 'make kernel', or 'make host-kernel HOST=$host')"
+[ -f "$host_dir/features" ] || die "no $host_dir/features (run 'make host-kernel HOST=$host')"
+host_features=$(paste -sd, "$host_dir/features")
 scenario_rows >/dev/null || die "malformed $scenario_table (see above)"
 read -r cpu image mem append table_limit < <(scenario_row "$scenario")
 cpu=${cpu:-max} mem=${mem:-1G}
@@ -42,6 +60,11 @@ compare) initrd=${HWLAB_INITRD:-$here/build/initramfs-compare.cpio.gz} ;;
 *) initrd=${HWLAB_INITRD:-$here/build/initramfs.cpio.gz} ;;
 esac
 [ -f "$initrd" ] || die "no initramfs at $initrd (run 'make initramfs')"
+if [ -s "$host_dir/modules.cpio.gz" ] && [ "$(gzip -dc "$host_dir/modules.cpio.gz" | wc -c)" -gt 0 ]; then
+	mkdir -p "$(dirname "$log")"
+	cat "$initrd" "$host_dir/modules.cpio.gz" >"$log.initrd"
+	initrd=$log.initrd
+fi
 # A debug kernel (make test-debug-kernel: lockdep, DEBUG_VM) does everything
 # more slowly: HWLAB_TIME_FACTOR multiplies the default boot timeout and the
 # silence before an NMI here, and every bound a scenario waits with in the
@@ -78,7 +101,9 @@ clock_args="tsc=reliable${mhz:+ tsc_early_khz=$((mhz * 1000))}"
 # later, raises the request again and the lost one costs one tick.
 # HWLAB_HIGHRES=on boots as before, to measure the freeze
 # (outer-qemu/freeze-rate.sh).
-[ "${HWLAB_HIGHRES:-off}" = on ] || clock_args="$clock_args highres=off"
+# Debian's stock kernels are tickless (NO_HZ_IDLE): nohz=off keeps their
+# tick periodic too (ours is HZ_PERIODIC, where it changes nothing).
+[ "${HWLAB_HIGHRES:-off}" = on ] || clock_args="$clock_args highres=off nohz=off"
 
 mkdir -p "$(dirname "$log")"
 # A monitor, for a VM that goes silent: the lost timer interrupt above left
@@ -164,12 +189,12 @@ timeout --foreground -k 5 "$limit" "$qemu" -accel "tcg${HWLAB_TCG_OPTS:-}" -cpu 
 	-name hwlab-outer,debug-threads=on -nographic -no-reboot -nodefaults -serial stdio \
 	-monitor "unix:$monitor,server=on,wait=off" \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic $clock_args hwlab.scenario=$scenario${append:+ $append} $factor_arg ${HWLAB_APPEND:-}" \
+	-append "console=ttyS0 panic=-1 oops=panic $clock_args hwlab.scenario=$scenario hwlab.host=$host hwlab.host_features=${host_features:--}${append:+ $append} $factor_arg ${HWLAB_APPEND:-}" \
 	</dev/null >"$log" 2>&1
 qrc=$?
 kill "$watcher" 2>/dev/null
 wait "$watcher" 2>/dev/null
-rm -f "$monitor"
+rm -f "$monitor" "$log.initrd"
 [ -s "$log.hang" ] && echo "boot: scenario '$scenario' went silent during the run; see $log.hang" >&2
 tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 

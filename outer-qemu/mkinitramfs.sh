@@ -2,7 +2,7 @@
 # Pack the outer VM's initramfs: busybox-static, our /init, the static
 # binaries built for the guest side, the scenario scripts and the check
 # library they source (tests/lib/check.sh, taken from this checkout, packed
-# as /hwlab/lib/check.sh).
+# as /hwlab/lib/check.sh) and kernel/features (/hwlab/lib/features).
 #
 # Usage: outer-qemu/mkinitramfs.sh OUTPUT.cpio.gz BINDIR SCENARIODIR [ASAN_VMM]
 #
@@ -95,6 +95,8 @@ done
 [ -d "$bindir/data" ] && cp -r "$bindir/data" "$root/hwlab/"
 cp "$scendir"/*.sh "$root/hwlab/scenarios/"
 cp "$check_lib" "$root/hwlab/lib/check.sh"
+# what each host kernel feature is and where it comes from (need_host's skips)
+cp "$here/../kernel/features" "$root/hwlab/lib/features"
 if [ -n "$asan_vmm" ]; then
 	[ -x "$asan_vmm" ] || die "no ASan VMM at $asan_vmm (make asan-build)"
 	install_dynamic "$asan_vmm" /hwlab/asan/hwlab-vmm

@@ -24,6 +24,27 @@ esac
 # bound N : N (seconds, or polls) times the time factor
 bound() { echo $(($1 * HWLAB_TIME_FACTOR)); }
 
+# The host kernel this VM runs (outer-qemu/boot.sh's HWLAB_HOST: 6.1, 6.12,
+# 7.2 ours, bookworm, trixie, sid Debian's stock) and what it can do
+# (kernel/features, from its version and its series; outer-qemu/init reads
+# both from the command line).
+# host_has FEATURE : the host kernel has FEATURE
+host_has() { case ",${HWLAB_HOST_FEATURES:-}," in *",$1,"*) return 0 ;; esac; return 1; }
+# need_host FEATURE NAME WHAT : true if the host has FEATURE; else one SKIP
+# for check NAME, saying what it would have shown and what the host lacks
+need_host() {
+	host_has "$1" && return 0
+	skip "$2" "$3: host ${HWLAB_HOST:-?} ($(uname -r)) lacks $1 ($(feature_origin "$1"))"
+	return 1
+}
+# feature_origin FEATURE : where a kernel gets it, from kernel/features
+# (packed as /hwlab/lib/features)
+feature_origin() {
+	awk -v f="$1" '$1 == f { up = $2; $1 = $2 = ""; sub(/^ +/, "")
+		if (up == "-") print "a patch of ours: " $0; else print "upstream since v" up ": " $0; found = 1 }
+		END { if (!found) print "not in kernel/features" }' /hwlab/lib/features 2>/dev/null
+}
+
 # matching FILE FRAGMENT... : the report lines holding every fragment
 matching() {
 	out=$(cat "$1")

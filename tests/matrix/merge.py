@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Merge host-matrix result files into its tables.
+
+Usage: tests/matrix/merge.py [--times] DIR... > docs/host-matrix.md
+
+Reads every HOST/CASE.json under each DIR (tests/matrix/cell.py's result
+files: from this machine's build/cells, or from CI jobs' artifacts, each
+job one or more cells) and prints markdown: the hosts with the kernel each
+cell ran, then one row per case (tests/matrix/host-matrix.table's order),
+one column per host (stock beside ours: bookworm, 6.1, trixie, 6.12, sid,
+7.2), each cell "pass N/S" (N checks passed, S skipped) or "FAIL N/F/S"
+or "-" (not run); then each skip reason that names a missing host feature,
+once per case. The output depends only on the result files' checks and
+versions, never on when or where a cell ran (--times adds a table of the
+cells' run times, which does), so that shards merged in any order make the
+same tables. Two files for one cell: an error. Exit 1 when no result file
+was found.
+"""
+import glob
+import json
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HOSTS = ("bookworm", "6.1", "trixie", "6.12", "sid", "7.2")
+LACKS = re.compile(r"lacks (\S+) \(([^)]*)\)")
+
+
+def table_cases():
+    cases = []
+    with open(os.path.join(HERE, "host-matrix.table")) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if line:
+                cases.append(line.split()[:3])
+    return cases
+
+
+def main(argv):
+    args = argv[1:]
+    times = "--times" in args
+    args = [a for a in args if a != "--times"]
+    if not args:
+        print("usage: tests/matrix/merge.py [--times] DIR...", file=sys.stderr)
+        return 2
+    cells = {}
+    for d in args:
+        for path in sorted(glob.glob(os.path.join(d, "*", "*.json"))):
+            with open(path) as f:
+                r = json.load(f)
+            key = (r["host"], r["case"])
+            if key in cells:
+                print(f"merge: error: two results for {key[0]} {key[1]}: {cells[key]['_path']} and {path}",
+                      file=sys.stderr)
+                return 2
+            r["_path"] = path
+            cells[key] = r
+    if not cells:
+        print("merge: error: no result files (HOST/CASE.json) in " + " ".join(args), file=sys.stderr)
+        return 1
+    hosts = [h for h in HOSTS if any(k[0] == h for k in cells)]
+    out = ["## Hosts", "", "| host | kind | kernel package | uname -r | features (kernel/features) |",
+           "|---|---|---|---|---|"]
+    for h in hosts:
+        r = next(cells[k] for k in sorted(cells) if k[0] == h)
+        fields = r["host_version"].split()
+        kind = fields[1] if len(fields) > 1 else "?"
+        package = " ".join(fields[2:]) if len(fields) > 2 else "?"
+        unames = sorted({cells[k]["kernel"] or "?" for k in cells if k[0] == h})
+        out.append(f"| {h} | {kind} | {package} | {', '.join(unames)} | {', '.join(r['host_features']) or '-'} |")
+    out += ["", "## Cases", "", "| case | VMM | guest | " + " | ".join(hosts) + " |",
+            "|---|---|---|" + "---|" * len(hosts)]
+    reasons = {}
+    for case, vmm, guest in table_cases():
+        row = []
+        for h in hosts:
+            r = cells.get((h, case))
+            if r is None:
+                row.append("-")
+                continue
+            if r["result"] == "pass":
+                row.append(f"pass {r['passed']}/{r['skipped']}")
+            else:
+                why = "" if r["boot_status"] in ("ok", "checks failed") else f" ({r['boot_status']})"
+                row.append(f"**FAIL** {r['passed']}/{r['failed']}/{r['skipped']}{why}")
+            for c in r["checks"]:
+                m = LACKS.search(c["text"]) if c["status"] == "SKIP" else None
+                if m:
+                    reasons.setdefault(case, set()).add(f"{m.group(1)} ({m.group(2)})")
+        if any(x != "-" for x in row):
+            out.append(f"| {case} | {vmm} | {guest} | " + " | ".join(row) + " |")
+    if reasons:
+        out += ["", "## Skipped for a missing host feature", ""]
+        for case in (c[0] for c in table_cases()):
+            if case in reasons:
+                out.append(f"- {case}: " + "; ".join(sorted(reasons[case])))
+    if times:
+        out += ["", "## Run times (seconds; not part of the merge's equality)", "",
+                "| case | " + " | ".join(hosts) + " |", "|---|" + "---|" * len(hosts)]
+        for case in (c[0] for c in table_cases()):
+            row = [str(cells[(h, case)]["seconds"]) if (h, case) in cells else "-" for h in hosts]
+            if any(x != "-" for x in row):
+                out.append(f"| {case} | " + " | ".join(row) + " |")
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
