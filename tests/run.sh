@@ -14,6 +14,10 @@
 #        HWLAB_CPU_HOG       run N busy loops beside the whole suite (make
 #                            test-loaded: one per core), so that a test that
 #                            waits for time instead of for state shows up
+#        HWLAB_HOST          the host (outer) kernel: 6.1 (ours, default),
+#                            6.12, 7.2 (ours) or bookworm, trixie, sid
+#                            (Debian's stock; make host-kernel HOST=...;
+#                            outer-qemu/boot.sh)
 #        HWLAB_KERNEL        the outer kernel (outer-qemu/boot.sh; default
 #                            build/bzImage)
 #        HWLAB_TIME_FACTOR   a slower kernel's factor on every bound: the
@@ -146,6 +150,10 @@ host_before=$(awk '$2 == "outer" { exit } $2 == "host"' <<<"$table_all")
 host_after=$(awk '$2 == "outer" { outer = 1; next } outer && $2 == "host"' <<<"$table_all")
 run_host_rows "$host_before"
 
+if [ -n "${HWLAB_HOST:-}" ]; then
+	echo "== host kernel: $HWLAB_HOST ($(cat "$here/build/hosts/$HWLAB_HOST/version" 2>/dev/null ||
+		echo "not built: make host-kernel HOST=$HWLAB_HOST"))"
+fi
 if [ -n "${HWLAB_KERNEL:-}" ]; then
 	echo "== outer kernel: $HWLAB_KERNEL (key $(cat "$(dirname "$HWLAB_KERNEL")/kernel.key" 2>/dev/null ||
 		echo unknown)), bounds x$factor"

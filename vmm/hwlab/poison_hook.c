@@ -19,6 +19,7 @@
 
 #include "hwpoison_inject.h"
 #include "mce/mce_delivery.h"
+#include "mce/sigbus.h"
 #include "core/report.h"
 #include "core/vm.h"
 
@@ -42,6 +43,30 @@ static int expect_early_kill(const struct vmm_options *opt)
 }
 
 /*
+ * madvise(MADV_HWPOISON) of the page at hva. Since Linux 6.11 the kernel
+ * signals the caller, BUS_MCEERR_AR from inside the call, and no early-kill
+ * thread: say so, and where the run expects early kill hand the monitor
+ * the AO a real error would have brought (on 6.1 the monitor gets that AO
+ * from the kernel, and the caller nothing).
+ */
+static int madvise_poison(const struct vmm_options *opt, void *hva)
+{
+	struct sigbus_event ev;
+	int r, early = expect_early_kill(opt);
+
+	sigbus_madvise_begin((uintptr_t)hva);
+	r = madvise(hva, 4096, MADV_HWPOISON);
+	if (sigbus_madvise_end(&ev)) {
+		report("sigbus", "\"si_code\":\"BUS_MCEERR_AR\",\"hva\":\"%#lx\",\"lsb\":%d,"
+		       "\"origin\":\"madvise\",\"action\":\"%s\"", (unsigned long)ev.addr, ev.lsb,
+		       early ? "told_as_ao" : "ignore");
+		if (early)
+			sigbus_queue_ao(&ev);
+	}
+	return r;
+}
+
+/*
  * Poison memory that is not guest RAM. With early kill the kernel sends AO
  * for it, which the VMM must ignore; otherwise read it, as a VMM bug or a
  * device model would: that consumption cannot be handed to the guest and
@@ -58,7 +83,7 @@ static int poison_own_heap(struct vm *vm)
 	if (!heap)
 		return -1;
 	heap[0] = 1;
-	r = madvise((void *)heap, 4096, MADV_HWPOISON);
+	r = madvise_poison(opt, (void *)heap);
 	report("poison_hook", "\"target\":\"vmm-heap\",\"hva\":\"%p\",\"method\":\"madvise\","
 	       "\"ok\":%s", (void *)heap, r ? "false" : "true");
 	if (r)
@@ -76,7 +101,7 @@ static int poison_page(const struct vmm_options *opt, uint8_t *hva, uint64_t *pf
 		       size_t errlen)
 {
 	if (!opt->poison_corrupt_pfn) {
-		if (!madvise(hva, 4096, MADV_HWPOISON))
+		if (!madvise_poison(opt, hva))
 			return 0;
 		snprintf(err, errlen, "madvise(MADV_HWPOISON): %s", strerror(errno));
 		return -1;

@@ -16,6 +16,14 @@
 #include <sys/syscall.h>
 
 static __thread struct sigbus_thread *this_thread;
+/*
+ * The page this thread is poisoning with madvise(MADV_HWPOISON) right now
+ * (sigbus_madvise_begin()), and the AR the kernel answered with from inside
+ * that call, if it did.
+ */
+static __thread volatile uintptr_t madvise_page;
+static __thread volatile sig_atomic_t madvise_ar;
+static __thread struct sigbus_event madvise_ev;
 static const struct memslot_table *guest_mem;
 static int ao_pipe[2] = { -1, -1 };
 /* AO events, from the handlers to the monitor thread. */
@@ -181,7 +189,15 @@ static void on_sigbus(int sig, siginfo_t *si, void *uctx)
 	}
 	ev.addr = (uintptr_t)si->si_addr;
 	ev.lsb = si->si_addr_lsb;
-	if (si->si_code == BUS_MCEERR_AR && this_thread && this_thread->in_kvm_run) {
+	if (si->si_code == BUS_MCEERR_AR && madvise_page && (ev.addr & ~0xfffUL) == madvise_page) {
+		/*
+		 * Not a consumption: since Linux 6.11 memory_failure() signals
+		 * the thread that called madvise(MADV_HWPOISON), from inside
+		 * the system call (no instruction faulted, returning is safe).
+		 */
+		madvise_ev = ev;
+		madvise_ar = 1;
+	} else if (si->si_code == BUS_MCEERR_AR && this_thread && this_thread->in_kvm_run) {
 		/* KVM found the poison on a guest access; KVM_RUN returns EINTR. */
 		this_thread->ar = ev;
 		this_thread->ar_pending = 1;
@@ -199,6 +215,31 @@ static void on_kick(int sig)
 	(void)sig;
 	if (this_thread && this_thread->run)
 		this_thread->run->immediate_exit = 1;
+}
+
+void sigbus_madvise_begin(uintptr_t page)
+{
+	madvise_ar = 0;
+	madvise_page = page;
+}
+
+int sigbus_madvise_end(struct sigbus_event *ev)
+{
+	madvise_page = 0;
+	if (!madvise_ar)
+		return 0;
+	*ev = madvise_ev;
+	madvise_ar = 0;
+	return 1;
+}
+
+void sigbus_queue_ao(const struct sigbus_event *ev)
+{
+	struct sigbus_event ao = *ev;
+
+	ao.code = BUS_MCEERR_AO;
+	ao_ring_push(&events, &ao);
+	wake_monitor();
 }
 
 int sigbus_pop_event(struct sigbus_event *ev)

@@ -55,6 +55,20 @@ void sigbus_bind_thread(struct sigbus_thread *t);
  * memory-error signals go through this ring (AO_RING_LEN entries): a
  * process that floods the VMM with kill -BUS must not take its capacity.
  */
+/*
+ * madvise(MADV_HWPOISON) of the page at page (4 KiB aligned) by this
+ * thread, between begin and end: since Linux 6.11 (madvise passes
+ * MF_ACTION_REQUIRED) the kernel answers with BUS_MCEERR_AR to the caller
+ * from inside the call, and sends no AO to an early-kill thread; before,
+ * nothing until an access. An AR for that page in the window is kept, not
+ * taken for the VMM consuming poison; end returns 1 and it in ev if one
+ * came.
+ */
+void sigbus_madvise_begin(uintptr_t page);
+int sigbus_madvise_end(struct sigbus_event *ev);
+/* Hand the monitor ev as the AO the kernel would have sent an early-kill thread. */
+void sigbus_queue_ao(const struct sigbus_event *ev);
+
 int sigbus_pop_event(struct sigbus_event *ev);
 /* AOs dropped because the ring was full (counted exactly). */
 unsigned long sigbus_ao_overflows(void);
