@@ -42,6 +42,16 @@ static int expect_early_kill(const struct vmm_options *opt)
 	return c == '1';
 }
 
+/* The kernel's AR to madvise's caller: reported, and told as an AO if early */
+static void madvise_ar_said(const struct sigbus_event *ev, int early)
+{
+	report("sigbus", "\"si_code\":\"BUS_MCEERR_AR\",\"hva\":\"%#lx\",\"lsb\":%d,"
+	       "\"origin\":\"madvise\",\"action\":\"%s\"", (unsigned long)ev->addr, ev->lsb,
+	       early ? "told_as_ao" : "ignore");
+	if (early)
+		sigbus_queue_ao(ev);
+}
+
 /*
  * madvise(MADV_HWPOISON) of the page at hva. Since Linux 6.11 the kernel
  * signals the caller, BUS_MCEERR_AR from inside the call, and no early-kill
@@ -51,18 +61,17 @@ static int expect_early_kill(const struct vmm_options *opt)
  */
 static int madvise_poison(const struct vmm_options *opt, void *hva)
 {
-	struct sigbus_event ev;
-	int r, early = expect_early_kill(opt);
+	struct sigbus_event ev[2];
+	int r, got, early = expect_early_kill(opt);
 
 	sigbus_madvise_begin((uintptr_t)hva);
 	r = madvise(hva, 4096, MADV_HWPOISON);
-	if (sigbus_madvise_end(&ev)) {
-		report("sigbus", "\"si_code\":\"BUS_MCEERR_AR\",\"hva\":\"%#lx\",\"lsb\":%d,"
-		       "\"origin\":\"madvise\",\"action\":\"%s\"", (unsigned long)ev.addr, ev.lsb,
-		       early ? "told_as_ao" : "ignore");
-		if (early)
-			sigbus_queue_ao(&ev);
-	}
+	got = sigbus_madvise_end(ev);
+	/* the page, then another mapping of it (the monitor names a salvage's view) */
+	if (got & 1)
+		madvise_ar_said(&ev[0], early);
+	if (got & 2)
+		madvise_ar_said(&ev[1], early);
 	return r;
 }
 

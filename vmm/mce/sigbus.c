@@ -23,7 +23,7 @@ static __thread struct sigbus_thread *this_thread;
  */
 static __thread volatile uintptr_t madvise_page;
 static __thread volatile sig_atomic_t madvise_ar;
-static __thread struct sigbus_event madvise_ev;
+static __thread struct sigbus_event madvise_ev[2];	/* that page; another mapping's */
 static const struct memslot_table *guest_mem;
 static int ao_pipe[2] = { -1, -1 };
 /* AO events, from the handlers to the monitor thread. */
@@ -189,14 +189,18 @@ static void on_sigbus(int sig, siginfo_t *si, void *uctx)
 	}
 	ev.addr = (uintptr_t)si->si_addr;
 	ev.lsb = si->si_addr_lsb;
-	if (si->si_code == BUS_MCEERR_AR && madvise_page && (ev.addr & ~0xfffUL) == madvise_page) {
+	if (si->si_code == BUS_MCEERR_AR && madvise_page) {
 		/*
 		 * Not a consumption: since Linux 6.11 memory_failure() signals
 		 * the thread that called madvise(MADV_HWPOISON), from inside
-		 * the system call (no instruction faulted, returning is safe).
+		 * the system call (no instruction faulted, returning is safe),
+		 * once for each of its mappings of the page (guest RAM, and a
+		 * hugetlb salvage's second view of the file).
 		 */
-		madvise_ev = ev;
-		madvise_ar = 1;
+		int other = (ev.addr & ~0xfffUL) != madvise_page;
+
+		madvise_ev[other] = ev;
+		madvise_ar |= 1 << other;
 	} else if (si->si_code == BUS_MCEERR_AR && this_thread && this_thread->in_kvm_run) {
 		/* KVM found the poison on a guest access; KVM_RUN returns EINTR. */
 		this_thread->ar = ev;
@@ -223,14 +227,15 @@ void sigbus_madvise_begin(uintptr_t page)
 	madvise_page = page;
 }
 
-int sigbus_madvise_end(struct sigbus_event *ev)
+int sigbus_madvise_end(struct sigbus_event ev[2])
 {
+	int got = madvise_ar;
+
 	madvise_page = 0;
-	if (!madvise_ar)
-		return 0;
-	*ev = madvise_ev;
 	madvise_ar = 0;
-	return 1;
+	ev[0] = madvise_ev[0];
+	ev[1] = madvise_ev[1];
+	return got;
 }
 
 void sigbus_queue_ao(const struct sigbus_event *ev)

@@ -60,12 +60,13 @@ void sigbus_bind_thread(struct sigbus_thread *t);
  * thread, between begin and end: since Linux 6.11 (madvise passes
  * MF_ACTION_REQUIRED) the kernel answers with BUS_MCEERR_AR to the caller
  * from inside the call, and sends no AO to an early-kill thread; before,
- * nothing until an access. An AR for that page in the window is kept, not
- * taken for the VMM consuming poison; end returns 1 and it in ev if one
- * came.
+ * nothing until an access. An AR in the window is kept, not taken for the
+ * VMM consuming poison: end returns bit 0 with ev[0] if one named that
+ * page, bit 1 with ev[1] if one named another mapping of it (the kernel
+ * signals the caller once per mapping: a hugetlb salvage's second view).
  */
 void sigbus_madvise_begin(uintptr_t page);
-int sigbus_madvise_end(struct sigbus_event *ev);
+int sigbus_madvise_end(struct sigbus_event ev[2]);
 /* Hand the monitor ev as the AO the kernel would have sent an early-kill thread. */
 void sigbus_queue_ao(const struct sigbus_event *ev);
 

@@ -17,13 +17,24 @@ echo 16 >/proc/sys/vm/nr_hugepages
 echo 0 >/proc/sys/vm/memory_failure_early_kill
 run_vmm tlb-ar.log --backing hugetlb --poison-gpa 0x523000 $GUEST
 check hugetlb-ar-exit "hugetlb AR: VMM exits 0 (got $vmm_rc)" test "$vmm_rc" -eq 0
-lsb=$(json-field tlb-ar.log lsb si_code=BUS_MCEERR_AR | head -n 1)
+# (KVM's AR for the vCPU's access, not the one a 6.11+ kernel sends the
+# hook's madvise: "origin":"madvise", no recipient)
+lsb=$(json-field tlb-ar.log lsb si_code=BUS_MCEERR_AR recipient=guest | head -n 1)
 ars=$(count_lines tlb-ar.log '"si_code":"BUS_MCEERR_AR"' '"action":"inject"')
 echo "HWLAB-MEASURE hugetlb-ar-lsb=$lsb ar-events=$ars"
-check hugetlb-ar-lsb "AR SIGBUS for a hugetlb page has si_addr_lsb 21 (got ${lsb:-none})" \
-	test "${lsb:-0}" -eq 21
-expect_count hugetlb-ar-extent 1 tlb-ar.log '"si_code":"BUS_MCEERR_AR"' '"gpa":"0x400000"' \
-	'"pages":512' '"mci_misc":"0x95"'
+if host_has kvm-hugetlb-lsb; then
+	check hugetlb-ar-lsb "AR SIGBUS for a hugetlb page has si_addr_lsb 21 (got ${lsb:-none})" \
+		test "${lsb:-0}" -eq 21
+	expect_count hugetlb-ar-extent 1 tlb-ar.log '"si_code":"BUS_MCEERR_AR"' '"gpa":"0x400000"' \
+		'"pages":512' '"mci_misc":"0x95"'
+else
+	# without patch 0001 KVM says 4 KiB for the lost 2 MiB: the guest
+	# learns of the 512 pages one machine check (one exit, one SIGBUS)
+	# at a time, as it touches them
+	check hugetlb-ar-lsb-12 "host ${HWLAB_HOST:-?} lacks kvm-hugetlb-lsb: KVM's AR says si_addr_lsb 12 for the 2 MiB page (got ${lsb:-none})" \
+		test "${lsb:-0}" -eq 12
+	check hugetlb-ar-each-4k "so one AR per 4 KiB page the guest touches: 512 (got $ars)" test "$ars" -eq 512
+fi
 expect_count hugetlb-ar-done 1 tlb-ar.log '"event":"guest_done"' '"pages_retired":512' \
 	'"checksum_ok":true'
 expect_count hugetlb-ar-poisoned 1 tlb-ar.log '"event":"vmm_exit"' '"poisoned_pages":512'
@@ -32,8 +43,10 @@ expect_count hugetlb-ar-poisoned 1 tlb-ar.log '"event":"vmm_exit"' '"poisoned_pa
 # machine check per page the guest touches, at the page it touched.
 run_vmm tlb-page.log --backing hugetlb --mce-lsb page --poison-gpa 0x523000 $GUEST
 check hugetlb-page-exit "hugetlb, --mce-lsb page: VMM exits 0 (got $vmm_rc)" test "$vmm_rc" -eq 0
-expect_count hugetlb-page-first 1 tlb-page.log '"si_code":"BUS_MCEERR_AR"' '"gpa":"0x400000"' \
-	'"pages":512' '"mci_addr":"0x400000"' '"mci_misc":"0x8c"'
+if host_has kvm-hugetlb-lsb; then
+	expect_count hugetlb-page-first 1 tlb-page.log '"si_code":"BUS_MCEERR_AR"' '"gpa":"0x400000"' \
+		'"pages":512' '"mci_addr":"0x400000"' '"mci_misc":"0x8c"'
+fi
 expect_count hugetlb-page-each 512 tlb-page.log '"si_code":"BUS_MCEERR_AR"' '"action":"inject"' \
 	'"mci_misc":"0x8c"'
 expect_count hugetlb-page-mid 1 tlb-page.log '"event":"guest_retired"' '"gpa":"0x523000"' '"pages":1' \
@@ -53,7 +66,17 @@ expect_count hugetlb-ao-done 1 tlb-ao.log '"event":"guest_done"' '"pages_retired
 # 511 (kernel 8/10-10/10): what the salvage below is built on
 echo 0 >/proc/sys/vm/memory_failure_early_kill
 echo 17 >/proc/sys/vm/nr_hugepages
-hugetlb_read || hwlab_failures=$((hwlab_failures + $?))
+if need_host hugetlb-read-hwpoison hugetlb-read "read() returns a poisoned huge page's 511 healthy subpages"; then
+	hugetlb_read || hwlab_failures=$((hwlab_failures + $?))
+fi
+# salvage_lost NAME LOG : on a host whose read() of a poisoned huge page
+# fails whole (before v6.6), the salvage says so, naming the commit, and the
+# guest is told of all 512 pages, as for private hugetlb RAM
+salvage_lost() {
+	expect_count "$1-unavailable" 1 "$2" '"event":"hugetlb_salvage"' '"gpa":"0x400000"' \
+		'"status":"unavailable"' '"pages_poisoned":512' 'the kernel lacks 38c1ddbde6c6'
+	expect_count "$1-done-512" 1 "$2" '"event":"guest_done"' '"pages_retired":512' '"checksum_ok":true'
+}
 
 # --backing hugetlb-shared: guest RAM is a hugetlbfs memfd mapped shared, and
 # the lost 2 MiB page is salvaged (hugetlb_salvage.h): its 511 healthy
@@ -62,6 +85,9 @@ hugetlb_read || hwlab_failures=$((hwlab_failures + $?))
 echo 17 >/proc/sys/vm/nr_hugepages
 run_vmm tlb-salvage.log --backing hugetlb-shared --poison-gpa 0x523000 $GUEST
 check hugetlb-salvage-exit "hugetlb-shared AR: VMM exits 0 (got $vmm_rc)" test "$vmm_rc" -eq 0
+if ! host_has hugetlb-read-hwpoison; then
+	salvage_lost hugetlb-salvage tlb-salvage.log
+else
 expect_count hugetlb-salvage-kept 1 tlb-salvage.log '"event":"hugetlb_salvage"' '"gpa":"0x400000"' \
 	'"status":"done"' '"pages_kept":511' '"pages_poisoned":1' '"poisoned":["0x523000"]'
 expect_count hugetlb-salvage-ar-4k 1 tlb-salvage.log '"si_code":"BUS_MCEERR_AR"' '"gpa":"0x523000"' \
@@ -69,6 +95,7 @@ expect_count hugetlb-salvage-ar-4k 1 tlb-salvage.log '"si_code":"BUS_MCEERR_AR"'
 expect_count hugetlb-salvage-done 1 tlb-salvage.log '"event":"guest_done"' '"pages_retired":1' \
 	'"checksum_ok":true'
 expect_count hugetlb-salvage-poisoned 1 tlb-salvage.log '"event":"vmm_exit"' '"poisoned_pages":1'
+fi
 
 # early kill: the AO for the huge page is salvaged in the monitor, the guest
 # is told of the one bad page; the salvage's own poison marker sends an AO
@@ -77,6 +104,9 @@ echo 1 >/proc/sys/vm/memory_failure_early_kill
 echo 17 >/proc/sys/vm/nr_hugepages
 run_vmm tlb-salvage-ao.log --backing hugetlb-shared --mce-kill early --poison-gpa 0x523000 $GUEST
 check hugetlb-salvage-ao-exit "hugetlb-shared AO: VMM exits 0 (got $vmm_rc)" test "$vmm_rc" -eq 0
+if ! host_has hugetlb-read-hwpoison; then
+	salvage_lost hugetlb-salvage-ao tlb-salvage-ao.log
+else
 expect_count hugetlb-salvage-ao-kept 1 tlb-salvage-ao.log '"event":"hugetlb_salvage"' \
 	'"gpa":"0x400000"' '"status":"done"' '"pages_kept":511' '"poisoned":["0x523000"]'
 expect_count hugetlb-salvage-ao-4k 1 tlb-salvage-ao.log '"si_code":"BUS_MCEERR_AO"' \
@@ -85,6 +115,7 @@ expect_count hugetlb-salvage-ao-marker 1 tlb-salvage-ao.log '"si_code":"BUS_MCEE
 	'"action":"ignore"' 'the poison marker a salvage made for GPA 0x523000'
 expect_count hugetlb-salvage-ao-done 1 tlb-salvage-ao.log '"event":"guest_done"' \
 	'"pages_retired":1' '"checksum_ok":true'
+fi
 
 echo 0 >/proc/sys/vm/memory_failure_early_kill
 run_vmm thp.log --backing thp --poison-gpa 0x523000 $GUEST
