@@ -24,7 +24,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HOSTS = ("bookworm", "6.1", "trixie", "6.12", "sid", "7.2")
-LACKS = re.compile(r"lacks (\S+) \(([^)]*)\)")
+LACKS = re.compile(r"lacks (\S+) \((.*)\)$")
 
 
 def table_cases():
@@ -60,7 +60,15 @@ def main(argv):
         print("merge: error: no result files (HOST/CASE.json) in " + " ".join(args), file=sys.stderr)
         return 1
     hosts = [h for h in HOSTS if any(k[0] == h for k in cells)]
-    out = ["## Hosts", "", "| host | kind | kernel package | uname -r | features (kernel/features) |",
+    commits = sorted({r["commit"] for r in cells.values()})
+    out = ["# The host matrix", "",
+           "Made by `tests/matrix/merge.py` from the result files of "
+           f"{len(cells)} cells (`make cell HOST=... CASE=...`, `make host-matrix`), run at "
+           f"commit{'s' if len(commits) > 1 else ''} {', '.join(commits)}; "
+           "each cell is one outer-VM boot of the case's scenario on that host "
+           "(`docs/hosts.md`). A cell reads `pass P/S` (P checks passed, S skipped) or "
+           "`FAIL P/F/S`; `-`: not run.", "",
+           "## Hosts", "", "| host | kind | kernel package | uname -r | features (kernel/features) |",
            "|---|---|---|---|---|"]
     for h in hosts:
         r = next(cells[k] for k in sorted(cells) if k[0] == h)

@@ -40,8 +40,8 @@ need_host() {
 # feature_origin FEATURE : where a kernel gets it, from kernel/features
 # (packed as /hwlab/lib/features)
 feature_origin() {
-	awk -v f="$1" '$1 == f { up = $2; $1 = $2 = ""; sub(/^ +/, "")
-		if (up == "-") print "a patch of ours: " $0; else print "upstream since v" up ": " $0; found = 1 }
+	awk -v f="$1" '$1 == f { found = 1
+		if ($2 == "-") print "a patch of ours, kernel/features"; else print "upstream since v" $2 }
 		END { if (!found) print "not in kernel/features" }' /hwlab/lib/features 2>/dev/null
 }
 
