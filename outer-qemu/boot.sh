@@ -54,9 +54,11 @@ read -r cpu image mem append table_limit < <(scenario_row "$scenario")
 cpu=${cpu:-max} mem=${mem:-1G}
 # the row's arguments, joined by commas there
 [ "${append:--}" = - ] && append= || append=${append//,/ }
-# the comparison's image also carries the distro's QEMU (outer-qemu/mkinitramfs.sh)
+# the comparison's image also carries the distro's QEMU; the upstream image,
+# upstream's mm selftests (outer-qemu/mkinitramfs.sh)
 case ${image:-base} in
 compare) initrd=${HWLAB_INITRD:-$here/build/initramfs-compare.cpio.gz} ;;
+upstream) initrd=${HWLAB_INITRD:-$here/build/initramfs-upstream.cpio.gz} ;;
 *) initrd=${HWLAB_INITRD:-$here/build/initramfs.cpio.gz} ;;
 esac
 [ -f "$initrd" ] || die "no initramfs at $initrd (run 'make initramfs')"

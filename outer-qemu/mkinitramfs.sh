@@ -36,6 +36,12 @@
 # sysroot (never the host's ldd: a host library of another version must not
 # end up in there). A suite without a sysroot gets only its unavailable file.
 #
+# UPSTREAM_SELFTESTS (env): a directory of upstream's mm selftests, one
+# subdirectory per outer-kernel base (scripts/upstream-selftests.sh BASE
+# DIR/BASE: the static programs, version, list, unbuilt), packed as
+# /hwlab/data/selftests/BASE/ with tests/upstream/mm.known beside them: the
+# upstream_mm scenario's image only (make upstream-selftests).
+#
 # LIBVIRT_TOOL (env, with QEMU_BUNDLE): hwpoison-guest built with libvirt,
 # packed over the static one with its libraries, and what libvirt's
 # embedded QEMU driver needs to run there: the driver module, its CPU map,
@@ -48,6 +54,7 @@ qemu_bundle=${QEMU_BUNDLE:-}
 libvirt_tool=${LIBVIRT_TOOL:-}
 stock_kernels=${STOCK_KERNELS:-}
 peers=${PEERS:-}
+upstream_selftests=${UPSTREAM_SELFTESTS:-}
 here=$(cd "$(dirname "$0")" && pwd)
 check_lib=$here/../tests/lib/check.sh
 busybox=${BUSYBOX:-/bin/busybox}
@@ -122,6 +129,14 @@ if [ -n "$stock_kernels" ]; then
 			[ -f "$d/$f" ] && cp "$d/$f" "$root/hwlab/data/stock/$suite/"
 		done
 	done
+fi
+if [ -n "$upstream_selftests" ]; then
+	[ -d "$upstream_selftests" ] || die "no selftest directory $upstream_selftests (scripts/upstream-selftests.sh)"
+	mkdir -p "$root/hwlab/data/selftests"
+	for d in "$upstream_selftests"/*/; do
+		[ -f "$d/list" ] && cp -r "${d%/}" "$root/hwlab/data/selftests/"
+	done
+	cp "$here/../tests/upstream/mm.known" "$root/hwlab/data/selftests/mm.known"
 fi
 if [ -n "$libvirt_tool" ]; then
 	[ -x "$libvirt_tool" ] || die "no libvirt build of hwpoison-guest at $libvirt_tool (make)"

@@ -13,6 +13,7 @@ pkgs=(
 	libvirt-dev pkg-config		# hwpoison-guest --domain/--watch (libvirt + libvirt-qemu)
 	libvirt-daemon-driver-qemu	# the embedded QEMU driver the comparison runs QEMU through
 	util-linux			# unshare: a private passwd for that driver in host tests
+	libnuma-dev libcap-dev		# upstream mm selftests, linked static (make upstream-selftests)
 )
 if [ "$(id -u)" != 0 ]; then sudo=sudo; else sudo=; fi
 export DEBIAN_FRONTEND=noninteractive
