@@ -45,8 +45,12 @@ check valid-pfn-written "corrupt-pfn got $got, pagemap says $want" test "$got" =
 
 # pages the VMM does not own alone, or that are not there
 refused zero-page 'the shared zero page (the guest only read it)' "$pid" 0x3ff000
-refused not-present 'is not present: the guest never touched it' "$pid" 0
-refused wait-present-times-out 'is still not present after 1 s' --wait-present 1 "$pid" 0
+# (a page of a 2 MiB range nothing touched: where THP is "always", as on
+# Debian's stock kernels, a touch faults in its whole 2 MiB, and GPA 0
+# shares its range with the guest's image)
+untouched=0xc00000
+refused not-present 'is not present: the guest never touched it' "$pid" $untouched
+refused wait-present-times-out 'is still not present after 1 s' --wait-present 1 "$pid" $untouched
 refused outside-ram 'is not in the guest RAM of pid' "$pid" 0x40000000
 
 # numbers: nothing empty, negative, overflowing or trailing
