@@ -68,14 +68,15 @@ else
 	commits=$(git rev-list --reverse "$base..HEAD")
 fi
 [ -n "$commits" ] || die "no commits in the series"
-# each series on the base alone, as it is sent (cherry-picked in a scratch branch)
+# each series on the base alone, as it is sent (cherry-picked in a scratch
+# branch; cherry-pick has no -q in git 2.39, so its output goes to /dev/null)
 scratch=hwlab-format-series-$$
 git branch -q -f "$scratch" "$base"
 git "${git_id[@]}" -c advice.detachedHead=false checkout -q "$scratch"
 for c in $commits; do
 	GIT_COMMITTER_DATE=$(git log -1 --format=%aI "$c") \
-		git "${git_id[@]}" cherry-pick -q --allow-empty "$c" >/dev/null ||
-		{ git cherry-pick --abort 2>/dev/null; git checkout -q -; git branch -q -D "$scratch"; die "commit $c does not apply to the base alone"; }
+		git "${git_id[@]}" cherry-pick --allow-empty "$c" >/dev/null ||
+		{ git cherry-pick --abort 2>/dev/null || true; git checkout -q -; git branch -q -D "$scratch"; die "commit $c does not apply to the base alone"; }
 	git notes copy "$c" HEAD 2>/dev/null || true
 done
 git format-patch -q --cover-letter --base="$base" --notes -o "$out" "$base..HEAD"
