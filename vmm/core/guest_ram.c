@@ -42,6 +42,8 @@
 
 /* Every anonymous guest RAM mapping so far got its name (1), or one did not (0). */
 static int ram_named = -1;
+/* --ksm: every anonymous mapping of guest RAM, a reset's too, is mergeable */
+static int ram_mergeable;
 
 /*
  * Mark guest RAM so that hwpoison-guest can tell it from the VMM's other
@@ -53,6 +55,8 @@ static int ram_named = -1;
  *  - its name, [anon:hwlab-guest-ram], where the kernel has
  *    CONFIG_ANON_VMA_NAME (EINVAL where not). hugetlb RAM has a hugetlbfs
  *    file behind it and cannot be named: the tool knows it by "ht".
+ * With --ksm, anonymous guest RAM is also MADV_MERGEABLE (QEMU's
+ * mem-merge=on), so that ksmd may share its pages.
  * Every mapping of guest RAM goes through here, the MAP_FIXED ones of a
  * reset included: a fresh page without the marks would be refused later.
  */
@@ -64,6 +68,10 @@ static int mark_guest_ram(void *p, uint64_t size, enum memslot_backing backing)
 	}
 	if (memslot_backing_is_hugetlb(backing))
 		return 0;
+	if (ram_mergeable && madvise(p, size, MADV_MERGEABLE)) {
+		pr_errno("madvise(MADV_MERGEABLE) on guest RAM (--ksm: is CONFIG_KSM set?)");
+		return -1;
+	}
 	if (prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, (unsigned long)p, (unsigned long)size,
 		  (unsigned long)HWLAB_GUEST_RAM_NAME))
 		ram_named = 0;
@@ -238,6 +246,7 @@ int guest_ram_create(struct vm *vm)
 	uint64_t slot_size = opt->mem_size / opt->nr_slots;
 	unsigned int i;
 
+	ram_mergeable = opt->ksm;
 	for (i = 0; i < opt->nr_slots; i++) {
 		struct memslot *s = &vm->mem.slots[i];
 		struct kvm_userspace_memory_region region;
