@@ -23,24 +23,24 @@ table_rows() {
 		function bad_group(groups,   n, g, i) {
 			n = split(groups, g, ",")
 			for (i = 1; i <= n; i++)
-				if (g[i] !~ /^(default|measure|splat)$/ && !((g[i], "outer") in seen))
+				if (g[i] !~ /^(default|measure|splat|host)$/ && !((g[i], "outer") in seen))
 					return g[i] == "" ? "(empty)" : g[i]
 			return ""
 		}
 		NF < 9 { bad("want NAME WHERE GROUPS CPU IMAGE MEM APPEND TIMEOUT DESCRIPTION"); next }
 		$1 !~ /^[A-Za-z0-9_-]+$/ { bad("the name must be a script name without .sh"); next }
 		$2 !~ /^(host|outer)$/ { bad("where must be host or outer"); next }
-		$2 == "outer" && $1 ~ /^(default|measure|splat)$/ { bad("a scenario cannot be named like a group"); next }
+		$2 == "outer" && $1 ~ /^(default|measure|splat|host)$/ { bad("a scenario cannot be named like a group"); next }
 		(g = bad_group($3)) != "" {
-			bad("unknown group " g " (default, measure, splat, or a scenario listed above)"); next
+			bad("unknown group " g " (default, measure, splat, host, or a scenario listed above)"); next
 		}
 		$2 == "host" && ($4 $5 $6 $7 $8) != "-----" {
 			bad("a host row has no outer VM: cpu, image, mem, append and timeout must be -"); next
 		}
-		$2 == "host" && $3 ~ /(^|,)measure(,|$)/ { bad("group measure is for outer rows"); next }
+		$2 == "host" && $3 ~ /(^|,)(measure|host)(,|$)/ { bad("groups measure and host are for outer rows"); next }
 		$2 == "outer" && $3 ~ /(^|,)splat(,|$)/ { bad("group splat is for host rows"); next }
-		$2 == "outer" && $3 !~ /(^|,)(default|measure)(,|$)/ {
-			bad("an outer row needs group default or measure"); next
+		$2 == "outer" && $3 !~ /(^|,)(default|measure|host)(,|$)/ {
+			bad("an outer row needs group default, measure or host"); next
 		}
 		$2 == "outer" && $5 !~ /^(base|compare)$/ { bad("the image must be base or compare"); next }
 		$2 == "outer" && $6 !~ /^[1-9][0-9]*[MG]$/ { bad("the memory must be a number and M or G (qemu -m)"); next }
