@@ -113,18 +113,20 @@ enum page_verdict page_classify(uint64_t entry, uint64_t kpageflags)
 	return PAGE_OK;
 }
 
-enum page_verdict page_classify_ram(uint64_t entry, uint64_t kpageflags, int shared_hugetlb)
+enum page_verdict page_classify_ram(uint64_t entry, uint64_t kpageflags, enum shared_ram shared)
 {
 	enum page_verdict v = page_classify(entry, kpageflags);
+	int huge = !!(kpageflags & (1ULL << KPF_HUGE));
 
 	/*
-	 * A page of hwlab-vmm's shared hugetlb memfd is a file page, never
-	 * PageAnon: take it when it is a hugetlb page and mapped by the VMM
-	 * alone (pagemap's exclusive bit: map count 1), as the anonymous rule
-	 * wants of an anonymous page. Anything else stays refused.
+	 * A page of hwlab-vmm's shared memfd is a file page, never PageAnon:
+	 * take it when it is of the slot's kind (a hugetlb page for
+	 * hugetlb-shared, a 4 KiB one for shmem) and mapped by the VMM alone
+	 * (pagemap's exclusive bit: map count 1), as the anonymous rule wants
+	 * of an anonymous page. Anything else stays refused.
 	 */
-	if (v == PAGE_NOT_ANON && shared_hugetlb && (entry & PAGEMAP_FILE_BIT) &&
-	    (kpageflags & (1ULL << KPF_HUGE)) && !(kpageflags & (1ULL << KPF_ANON)))
+	if (v == PAGE_NOT_ANON && shared != SHARED_RAM_NONE && (entry & PAGEMAP_FILE_BIT) &&
+	    huge == (shared == SHARED_RAM_HUGETLB) && !(kpageflags & (1ULL << KPF_ANON)))
 		return entry & PAGEMAP_EXCLUSIVE_BIT ? PAGE_OK : PAGE_SHARED;
 	return v;
 }
@@ -159,7 +161,7 @@ const char *page_verdict_why(enum page_verdict v)
 	return "?";
 }
 
-enum page_verdict page_inspect_ram(pid_t pid, uint64_t hva, int shared_hugetlb, uint64_t *pfn,
+enum page_verdict page_inspect_ram(pid_t pid, uint64_t hva, enum shared_ram shared, uint64_t *pfn,
 				   char *err, size_t errlen)
 {
 	uint64_t entry, flags = 0;
@@ -174,13 +176,13 @@ enum page_verdict page_inspect_ram(pid_t pid, uint64_t hva, int shared_hugetlb, 
 		return v;
 	if (kpageflags_read(*pfn, &flags, err, errlen))
 		return PAGE_ERROR;
-	return page_classify_ram(entry, flags, shared_hugetlb);
+	return page_classify_ram(entry, flags, shared);
 }
 
 enum page_verdict page_inspect(pid_t pid, uint64_t hva, uint64_t *pfn, char *err,
 			       size_t errlen)
 {
-	return page_inspect_ram(pid, hva, 0, pfn, err, errlen);
+	return page_inspect_ram(pid, hva, SHARED_RAM_NONE, pfn, err, errlen);
 }
 
 /* ENOENT on the way to DEBUGFS/hwpoison/FILE: say what is missing. */

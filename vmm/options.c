@@ -19,7 +19,7 @@
 static const struct opt_choice backings[] = {
 	{ "anon", BACKING_ANON }, { "thp", BACKING_THP }, { "hugetlb", BACKING_HUGETLB },
 	{ "hugetlb-1g", BACKING_HUGETLB_1G },
-	{ "hugetlb-shared", BACKING_HUGETLB_SHARED }, { 0 },
+	{ "hugetlb-shared", BACKING_HUGETLB_SHARED }, { "shmem", BACKING_SHMEM }, { 0 },
 };
 static const struct opt_choice mce_kill_policies[] = {
 	{ "early", PR_MCE_KILL_EARLY }, { "late", PR_MCE_KILL_LATE }, { "sysctl", -1 }, { 0 },
@@ -140,7 +140,9 @@ static const struct opt_desc rows[] = {
 	CHOICE("backing", "KIND", "anon | thp | hugetlb (2 MiB pages) | hugetlb-1g\n"
 	       "(1 GiB pages: --mem a multiple of 1024 per slot) |\n"
 	       "hugetlb-shared (2 MiB pages of a memfd mapped shared:\n"
-	       "a poisoned one loses 4 KiB, not 2 MiB)\n(default anon)",
+	       "a poisoned one loses 4 KiB, not 2 MiB) | shmem (4 KiB\n"
+	       "pages of a memfd mapped shared, QEMU's memory-backend-memfd)\n"
+	       "(default anon)",
 	       backing, backings),
 	FLAG("ksm", "mark guest RAM mergeable (madvise MADV_MERGEABLE), as\n"
 	     "QEMU's mem-merge=on does: ksmd may then share its pages with\n"
@@ -280,9 +282,10 @@ static int validate(const struct vmm_options *o)
 		pr_err("--vcpus must be 1..%d", GUEST_MAX_VCPUS);
 		return -1;
 	}
-	if (o->ksm && memslot_backing_is_hugetlb(o->backing)) {
-		/* ksmd never merges hugetlb pages: the option would seem to work */
-		pr_err("--ksm: KSM merges anonymous pages only; --backing %s is hugetlb",
+	if (o->ksm && (memslot_backing_is_hugetlb(o->backing) ||
+			memslot_backing_is_shared_file(o->backing))) {
+		/* ksmd merges private anonymous pages only: the option would seem to work */
+		pr_err("--ksm: KSM merges private anonymous pages only; --backing %s is not",
 		       memslot_backing_name(o->backing));
 		return -1;
 	}
