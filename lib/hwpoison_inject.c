@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/magic.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -161,6 +162,39 @@ const char *page_verdict_why(enum page_verdict v)
 	return "?";
 }
 
+/*
+ * Whether this kernel's KPF_KSM can be believed. Debian's 6.12.118
+ * (fs/proc/page.c, stable_page_flags()) sets it when folio->mapping &
+ * PAGE_MAPPING_KSM, and PAGE_MAPPING_KSM is PAGE_MAPPING_ANON |
+ * PAGE_MAPPING_MOVABLE: every anonymous page reads as a KSM page there
+ * (6.1 asks PageKsm(), 7.2.13 compares both bits), and every page of guest
+ * RAM was refused as one. Asked once, of a page that cannot be a KSM page:
+ * one of our own, mapped and written just now (ksmd merges only a page it
+ * has seen unchanged over two scans). An answer that cannot be had keeps
+ * the flag believed: the refusal stays.
+ */
+int kpageflags_ksm_reliable(void)
+{
+	static int reliable = -1;
+	uint64_t pfn, flags;
+	char err[160];
+	volatile uint64_t *page;
+
+	if (reliable >= 0)
+		return reliable;
+	reliable = 1;
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED)
+		return reliable;
+	page[0] = (uintptr_t)page ^ (uint64_t)getpid();
+	if (pagemap_lookup(0, (uintptr_t)page, &pfn, err, sizeof(err)) == PAGEMAP_PRESENT &&
+	    !kpageflags_read(pfn, &flags, err, sizeof(err)) && (flags & (1ULL << KPF_ANON)) &&
+	    (flags & (1ULL << KPF_KSM)))
+		reliable = 0;
+	munmap((void *)page, 4096);
+	return reliable;
+}
+
 enum page_verdict page_inspect_ram(pid_t pid, uint64_t hva, enum shared_ram shared, uint64_t *pfn,
 				   char *err, size_t errlen)
 {
@@ -176,6 +210,13 @@ enum page_verdict page_inspect_ram(pid_t pid, uint64_t hva, enum shared_ram shar
 		return v;
 	if (kpageflags_read(*pfn, &flags, err, errlen))
 		return PAGE_ERROR;
+	/*
+	 * where the kernel says KSM of every anonymous page, a KSM page is
+	 * still refused if other mappings share it (pagemap's exclusive bit);
+	 * one mapped by the VMM alone is the VMM's to lose
+	 */
+	if ((flags & (1ULL << KPF_KSM)) && !kpageflags_ksm_reliable())
+		flags &= ~(1ULL << KPF_KSM);
 	return page_classify_ram(entry, flags, shared);
 }
 

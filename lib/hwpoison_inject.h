@@ -44,6 +44,12 @@ enum pagemap_state pagemap_lookup(pid_t pid, uint64_t hva, uint64_t *pfn, char *
 				  size_t errlen);
 /* /proc/kpageflags for pfn (needs root): 0, or -1 (err). */
 int kpageflags_read(uint64_t pfn, uint64_t *flags, char *err, size_t errlen);
+/*
+ * 0 if this kernel's KPF_KSM is set on anonymous pages that are not KSM
+ * pages (6.12's stable_page_flags()), which page_inspect_ram() then
+ * ignores; 1 otherwise, or when it cannot tell.
+ */
+int kpageflags_ksm_reliable(void);
 
 /*
  * May a tool poison the page behind an address of one process? Only a

@@ -105,6 +105,9 @@ for mode in early late; do
 		stop_vmm $c-a.log
 		continue
 	fi
+	# the tool refuses the merged page: other mappings share it (and where
+	# KPF_KSM is believed, it is a KSM page)
+	expect $c-tool-refuses 1 'refusing to poison it' hwpoison-guest $pid_a "$(echo $gpas_a | cut -d' ' -f1)"
 	kmsg_mark $c
 	inject_pfn "$pfn"
 	mf=$(mf_result $c "$pfn")
