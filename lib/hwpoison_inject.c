@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/magic.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -113,18 +114,20 @@ enum page_verdict page_classify(uint64_t entry, uint64_t kpageflags)
 	return PAGE_OK;
 }
 
-enum page_verdict page_classify_ram(uint64_t entry, uint64_t kpageflags, int shared_hugetlb)
+enum page_verdict page_classify_ram(uint64_t entry, uint64_t kpageflags, enum shared_ram shared)
 {
 	enum page_verdict v = page_classify(entry, kpageflags);
+	int huge = !!(kpageflags & (1ULL << KPF_HUGE));
 
 	/*
-	 * A page of hwlab-vmm's shared hugetlb memfd is a file page, never
-	 * PageAnon: take it when it is a hugetlb page and mapped by the VMM
-	 * alone (pagemap's exclusive bit: map count 1), as the anonymous rule
-	 * wants of an anonymous page. Anything else stays refused.
+	 * A page of hwlab-vmm's shared memfd is a file page, never PageAnon:
+	 * take it when it is of the slot's kind (a hugetlb page for
+	 * hugetlb-shared, a 4 KiB one for shmem) and mapped by the VMM alone
+	 * (pagemap's exclusive bit: map count 1), as the anonymous rule wants
+	 * of an anonymous page. Anything else stays refused.
 	 */
-	if (v == PAGE_NOT_ANON && shared_hugetlb && (entry & PAGEMAP_FILE_BIT) &&
-	    (kpageflags & (1ULL << KPF_HUGE)) && !(kpageflags & (1ULL << KPF_ANON)))
+	if (v == PAGE_NOT_ANON && shared != SHARED_RAM_NONE && (entry & PAGEMAP_FILE_BIT) &&
+	    huge == (shared == SHARED_RAM_HUGETLB) && !(kpageflags & (1ULL << KPF_ANON)))
 		return entry & PAGEMAP_EXCLUSIVE_BIT ? PAGE_OK : PAGE_SHARED;
 	return v;
 }
@@ -159,7 +162,40 @@ const char *page_verdict_why(enum page_verdict v)
 	return "?";
 }
 
-enum page_verdict page_inspect_ram(pid_t pid, uint64_t hva, int shared_hugetlb, uint64_t *pfn,
+/*
+ * Whether this kernel's KPF_KSM can be believed. Debian's 6.12.118
+ * (fs/proc/page.c, stable_page_flags()) sets it when folio->mapping &
+ * PAGE_MAPPING_KSM, and PAGE_MAPPING_KSM is PAGE_MAPPING_ANON |
+ * PAGE_MAPPING_MOVABLE: every anonymous page reads as a KSM page there
+ * (6.1 asks PageKsm(), 7.2.13 compares both bits), and every page of guest
+ * RAM was refused as one. Asked once, of a page that cannot be a KSM page:
+ * one of our own, mapped and written just now (ksmd merges only a page it
+ * has seen unchanged over two scans). An answer that cannot be had keeps
+ * the flag believed: the refusal stays.
+ */
+int kpageflags_ksm_reliable(void)
+{
+	static int reliable = -1;
+	uint64_t pfn, flags;
+	char err[160];
+	volatile uint64_t *page;
+
+	if (reliable >= 0)
+		return reliable;
+	reliable = 1;
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED)
+		return reliable;
+	page[0] = (uintptr_t)page ^ (uint64_t)getpid();
+	if (pagemap_lookup(0, (uintptr_t)page, &pfn, err, sizeof(err)) == PAGEMAP_PRESENT &&
+	    !kpageflags_read(pfn, &flags, err, sizeof(err)) && (flags & (1ULL << KPF_ANON)) &&
+	    (flags & (1ULL << KPF_KSM)))
+		reliable = 0;
+	munmap((void *)page, 4096);
+	return reliable;
+}
+
+enum page_verdict page_inspect_ram(pid_t pid, uint64_t hva, enum shared_ram shared, uint64_t *pfn,
 				   char *err, size_t errlen)
 {
 	uint64_t entry, flags = 0;
@@ -174,13 +210,20 @@ enum page_verdict page_inspect_ram(pid_t pid, uint64_t hva, int shared_hugetlb, 
 		return v;
 	if (kpageflags_read(*pfn, &flags, err, errlen))
 		return PAGE_ERROR;
-	return page_classify_ram(entry, flags, shared_hugetlb);
+	/*
+	 * where the kernel says KSM of every anonymous page, a KSM page is
+	 * still refused if other mappings share it (pagemap's exclusive bit);
+	 * one mapped by the VMM alone is the VMM's to lose
+	 */
+	if ((flags & (1ULL << KPF_KSM)) && !kpageflags_ksm_reliable())
+		flags &= ~(1ULL << KPF_KSM);
+	return page_classify_ram(entry, flags, shared);
 }
 
 enum page_verdict page_inspect(pid_t pid, uint64_t hva, uint64_t *pfn, char *err,
 			       size_t errlen)
 {
-	return page_inspect_ram(pid, hva, 0, pfn, err, errlen);
+	return page_inspect_ram(pid, hva, SHARED_RAM_NONE, pfn, err, errlen);
 }
 
 /* ENOENT on the way to DEBUGFS/hwpoison/FILE: say what is missing. */

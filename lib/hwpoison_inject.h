@@ -22,6 +22,7 @@
 #define PAGEMAP_FILE_BIT	(1ULL << 61)	/* file page or shared anon (not PageAnon) */
 #define PAGEMAP_PFN_MASK	((1ULL << 55) - 1)
 /* /proc/kpageflags bits (include/uapi/linux/kernel-page-flags.h) */
+#define KPF_LRU			5
 #define KPF_ANON		12
 #define KPF_HUGE		17	/* a hugetlb page */
 #define KPF_NOPAGE		20
@@ -43,6 +44,12 @@ enum pagemap_state pagemap_lookup(pid_t pid, uint64_t hva, uint64_t *pfn, char *
 				  size_t errlen);
 /* /proc/kpageflags for pfn (needs root): 0, or -1 (err). */
 int kpageflags_read(uint64_t pfn, uint64_t *flags, char *err, size_t errlen);
+/*
+ * 0 if this kernel's KPF_KSM is set on anonymous pages that are not KSM
+ * pages (6.12's stable_page_flags()), which page_inspect_ram() then
+ * ignores; 1 otherwise, or when it cannot tell.
+ */
+int kpageflags_ksm_reliable(void);
 
 /*
  * May a tool poison the page behind an address of one process? Only a
@@ -66,18 +73,25 @@ enum page_verdict {
 enum page_verdict page_classify(uint64_t pagemap_entry, uint64_t kpageflags);
 /* Why a verdict refuses (or, for PAGE_OK, what the page is), for messages. */
 const char *page_verdict_why(enum page_verdict v);
+/* The shared memfd a page of hwlab-vmm's guest RAM is in (its slot's backing). */
+enum shared_ram {
+	SHARED_RAM_NONE,	/* private memory: anonymous pages only */
+	SHARED_RAM_HUGETLB,	/* --backing hugetlb-shared: hugetlbfs file pages */
+	SHARED_RAM_SHMEM,	/* --backing shmem: tmpfs file pages */
+};
 /*
- * page_classify(), and with shared_hugetlb (the page is in a slot of
- * hwlab-vmm's --backing hugetlb-shared, whose maps line memmap_check_maps()
- * accepted) a hugetlb file page mapped by this process alone is PAGE_OK too.
+ * page_classify(), and with shared (the page is in a slot of hwlab-vmm's
+ * --backing hugetlb-shared or shmem, whose maps line memmap_check_maps()
+ * accepted) a file page of that kind (hugetlb or not) mapped by this
+ * process alone is PAGE_OK too.
  */
 enum page_verdict page_classify_ram(uint64_t pagemap_entry, uint64_t kpageflags,
-				    int shared_hugetlb);
+				    enum shared_ram shared);
 /* pagemap_entry() + kpageflags_read() + page_classify(); *pfn set when present. */
 enum page_verdict page_inspect(pid_t pid, uint64_t hva, uint64_t *pfn, char *err,
 			       size_t errlen);
 /* The same with page_classify_ram(). */
-enum page_verdict page_inspect_ram(pid_t pid, uint64_t hva, int shared_hugetlb, uint64_t *pfn,
+enum page_verdict page_inspect_ram(pid_t pid, uint64_t hva, enum shared_ram shared, uint64_t *pfn,
 				   char *err, size_t errlen);
 
 /*

@@ -60,7 +60,7 @@ static int parse_header(char *line, struct memmap *m, char *err, size_t errlen,
 static int known_backing(const char *s)
 {
 	return !strcmp(s, "anon") || !strcmp(s, "thp") || !strcmp(s, "hugetlb") ||
-	       !strcmp(s, "hugetlb-1g") || !strcmp(s, "hugetlb-shared");
+	       !strcmp(s, "hugetlb-1g") || !strcmp(s, "hugetlb-shared") || !strcmp(s, "shmem");
 }
 
 /*
@@ -134,7 +134,7 @@ int memmap_read(FILE *f, struct memmap *m, char *err, size_t errlen)
 		if (parse_slot(line, s)) {
 			snprintf(err, errlen, "line %u is not 'slot gpa size hva backing' "
 				 "(whole numbers, size > 0, no range past 2^64, backing "
-				 "anon|thp|hugetlb|hugetlb-1g|hugetlb-shared)", lineno);
+				 "anon|thp|hugetlb|hugetlb-1g|hugetlb-shared|shmem)", lineno);
 			return -1;
 		}
 		if (overlaps(m, s)) {

@@ -60,7 +60,7 @@
 struct memmap_slot {
 	unsigned int id;
 	uint64_t gpa, size, hva;
-	char backing[16];	/* anon | thp | hugetlb | hugetlb-1g */
+	char backing[16];	/* anon | thp | hugetlb | hugetlb-1g | hugetlb-shared | shmem */
 };
 
 struct memmap {

@@ -44,20 +44,23 @@ struct vma {
  * thread's stack, a malloc arena: hwlab-vmm marks its guest RAM so that
  * none of those passes for it (lib/memmap.h).
  */
-static int guest_ram(const struct vma *v, enum guest_ram_rule rule)
+static int guest_ram(const struct vma *v, enum guest_ram_rule rule, const char *backing)
 {
 	int anon = !v->inode && !v->path[0];
 	int anon_huge = !strcmp(v->path, "/anon_hugepage (deleted)");
 	/*
-	 * hwlab-vmm's --backing hugetlb-shared: its own hugetlbfs memfd,
-	 * mapped shared so that the file holds the guest's data (a poisoned
-	 * huge page's healthy rest is read back from it). Shared, but by name
-	 * and kind only this: a memfd the VMM named, hugetlb, marked "dd". Its
-	 * pages are file pages: page_classify_ram() still wants each mapped
-	 * by the VMM alone.
+	 * hwlab-vmm's --backing hugetlb-shared and shmem: its own memfd
+	 * (hugetlbfs or tmpfs), mapped shared so that the file holds the
+	 * guest's data (a poisoned huge page's healthy rest is read back from
+	 * it; a poisoned shmem page is punched out of it). Shared, but by name
+	 * and kind only this: a memfd the VMM named, marked "dd", hugetlb for
+	 * a hugetlb-shared slot and not for a shmem one. Its pages are file
+	 * pages: page_classify_ram() still wants each of the slot's kind and
+	 * mapped by the VMM alone.
 	 */
-	int hwlab_memfd = v->hugetlb && v->dontdump &&
-			  !strcmp(v->path, "/memfd:" HWLAB_GUEST_RAM_NAME " (deleted)");
+	int hwlab_memfd = v->dontdump &&
+			  !strcmp(v->path, "/memfd:" HWLAB_GUEST_RAM_NAME " (deleted)") &&
+			  (v->hugetlb ? !strcmp(backing, "hugetlb-shared") : !strcmp(backing, "shmem"));
 
 	if (v->perms[1] != 'w')
 		return 0;
@@ -203,7 +206,7 @@ static int slots_cover(const struct memmap *m, uint64_t lo, uint64_t hi)
  * table pointing into it passed where the kernel cannot name mappings).
  */
 static int ram_covered(FILE *maps, const struct memmap *m, uint64_t start, uint64_t end,
-		       enum guest_ram_rule rule)
+		       enum guest_ram_rule rule, const char *backing)
 {
 	char line[512];
 	struct vma v, next;
@@ -224,7 +227,7 @@ static int ram_covered(FILE *maps, const struct memmap *m, uint64_t start, uint6
 		}
 		/* the mapping before this line has all its attributes: judge it */
 		if (have && v.hi > at) {
-			if (v.lo > at || !guest_ram(&v, rule) ||
+			if (v.lo > at || !guest_ram(&v, rule, backing) ||
 			    (rule != RAM_RULE_QEMU && !slots_cover(m, v.lo, v.hi)))
 				return 0;
 			at = v.hi;
@@ -254,7 +257,7 @@ int memmap_check_maps(const struct memmap *m, FILE *maps, enum guest_ram_rule ru
 	for (i = 0; i < m->count; i++) {
 		const struct memmap_slot *s = &m->slots[i];
 
-		if (!ram_covered(maps, m, s->hva, s->hva + s->size, rule)) {
+		if (!ram_covered(maps, m, s->hva, s->hva + s->size, rule, s->backing)) {
 			snprintf(err, errlen, "slot %u: hva [%#" PRIx64 ", %#" PRIx64 ") is not "
 				 "inside %s of pid %d", s->id, s->hva, s->hva + s->size, what[rule],
 				 (int)m->pid);

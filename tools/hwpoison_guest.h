@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "hwpoison_guest_options.h"
+#include "hwpoison_inject.h"
 #include "memmap.h"
 
 #define PAGE 4096ULL
@@ -44,11 +45,11 @@ void target_qemu_page(const struct hwpoison_guest *g, pid_t pid, uint64_t page, 
 
 /* hwpoison_guest_page.c: a guest page's HVA and PFN, the VMM's alone */
 uint64_t guest_page_hva(const struct memmap *m, uint64_t gpa, pid_t pid);
-int guest_page_in_shared_hugetlb(const struct memmap *m, uint64_t gpa);
+enum shared_ram guest_page_shared_ram(const struct memmap *m, uint64_t gpa);
 void guest_page_check_file_unshared(pid_t pid, uint64_t hva, uint64_t gpa);
-uint64_t guest_page_pfn(pid_t pid, uint64_t hva, uint64_t gpa, int shared_hugetlb,
+uint64_t guest_page_pfn(pid_t pid, uint64_t hva, uint64_t gpa, enum shared_ram shared,
 			unsigned int wait_s);
-void guest_page_recheck_pfn(pid_t pid, uint64_t hva, uint64_t gpa, int shared_hugetlb,
+void guest_page_recheck_pfn(pid_t pid, uint64_t hva, uint64_t gpa, enum shared_ram shared,
 			    uint64_t pfn);
 
 /* hwpoison_guest_inject.c: poison one page; its t_ns, just before the write */

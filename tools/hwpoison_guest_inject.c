@@ -28,8 +28,8 @@ uint64_t hwpoison_guest_poison(const struct hwpoison_guest *g, pid_t pid, const 
 	int use_corrupt_va = g->opt.corrupt_va;
 	uint64_t hva = guest_page_hva(m, gpa, pid) & ~(PAGE - 1);
 	/* also for --corrupt-va: the kernel would poison a zero page just as well */
-	int shared_hugetlb = guest_page_in_shared_hugetlb(m, gpa);
-	uint64_t pfn = guest_page_pfn(pid, hva, gpa, shared_hugetlb, g->opt.wait_present_s);
+	enum shared_ram shared = guest_page_shared_ram(m, gpa);
+	uint64_t pfn = guest_page_pfn(pid, hva, gpa, shared, g->opt.wait_present_s);
 	uint64_t t;
 	char err[300];
 	int fd, r;
@@ -53,10 +53,10 @@ uint64_t hwpoison_guest_poison(const struct hwpoison_guest *g, pid_t pid, const 
 	 * pagemap read, still the same process, holding its table.
 	 */
 	target_check_same_process(g, pid);
-	if (shared_hugetlb)
+	if (shared != SHARED_RAM_NONE)
 		guest_page_check_file_unshared(pid, hva, gpa);
 	if (!use_corrupt_va)
-		guest_page_recheck_pfn(pid, hva, gpa, shared_hugetlb, pfn);
+		guest_page_recheck_pfn(pid, hva, gpa, shared, pfn);
 	target_check_same_process(g, pid);
 	target_check_table_held(g, pid);
 	/* t_ns: just before the write, the start of every latency measured from it */

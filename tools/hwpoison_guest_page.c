@@ -27,12 +27,16 @@ uint64_t guest_page_hva(const struct memmap *m, uint64_t gpa, pid_t pid)
 	return s->hva + (gpa - s->gpa);
 }
 
-/* Whether gpa is in a slot of hwlab-vmm's shared hugetlb memfd (page_classify_ram()). */
-int guest_page_in_shared_hugetlb(const struct memmap *m, uint64_t gpa)
+/* The shared memfd gpa's slot is in, if any (page_classify_ram()). */
+enum shared_ram guest_page_shared_ram(const struct memmap *m, uint64_t gpa)
 {
 	const struct memmap_slot *s = memmap_find_gpa(m, gpa);
 
-	return s && !strcmp(s->backing, "hugetlb-shared");
+	if (s && !strcmp(s->backing, "hugetlb-shared"))
+		return SHARED_RAM_HUGETLB;
+	if (s && !strcmp(s->backing, "shmem"))
+		return SHARED_RAM_SHMEM;
+	return SHARED_RAM_NONE;
 }
 
 /*
@@ -62,14 +66,14 @@ void guest_page_check_file_unshared(pid_t pid, uint64_t hva, uint64_t gpa)
  * the shared zero page and a write through /proc/PID/mem could undo a
  * store the guest makes at the same time.
  */
-uint64_t guest_page_pfn(pid_t pid, uint64_t hva, uint64_t gpa, int shared_hugetlb,
+uint64_t guest_page_pfn(pid_t pid, uint64_t hva, uint64_t gpa, enum shared_ram shared,
 			unsigned int wait_s)
 {
 	uint64_t deadline = monotonic_ns() + wait_s * 1000000000ULL, pfn;
 	enum page_verdict v;
 	char err[256];
 
-	while ((v = page_inspect_ram(pid, hva, shared_hugetlb, &pfn, err, sizeof(err))) ==
+	while ((v = page_inspect_ram(pid, hva, shared, &pfn, err, sizeof(err))) ==
 	       PAGE_NOT_PRESENT &&
 	       monotonic_ns() < deadline)
 		usleep(10 * 1000);
@@ -93,12 +97,12 @@ uint64_t guest_page_pfn(pid_t pid, uint64_t hva, uint64_t gpa, int shared_hugetl
  * again right before writing, and refuse if it is not the same page, still
  * the VMM's alone.
  */
-void guest_page_recheck_pfn(pid_t pid, uint64_t hva, uint64_t gpa, int shared_hugetlb,
+void guest_page_recheck_pfn(pid_t pid, uint64_t hva, uint64_t gpa, enum shared_ram shared,
 			    uint64_t pfn)
 {
 	uint64_t now;
 	char err[256];
-	enum page_verdict v = page_inspect_ram(pid, hva, shared_hugetlb, &now, err, sizeof(err));
+	enum page_verdict v = page_inspect_ram(pid, hva, shared, &now, err, sizeof(err));
 
 	if (v == PAGE_ERROR)
 		die("%s", err);

@@ -5,9 +5,12 @@
  *
  *   pagemap-pfn PID HVA
  *   pagemap-pfn --pagemap FILE HVA    (a file in pagemap's format: fixtures)
+ *   pagemap-pfn --flags PID HVA       (the PFN, then its /proc/kpageflags word)
  *
  * Prints the PFN in hex (0x1234), the form hwpoison-guest reports and writes
- * to corrupt-pfn, so a check can compare the two as strings. HVA is hex
+ * to corrupt-pfn, so a check can compare the two as strings. With --flags,
+ * a blank and the page's kpageflags word in hex follow (needs root), so that
+ * a check can tell a KSM page (bit 21) or a THP (bit 22) apart. HVA is hex
  * (0x...) or decimal, without a leading zero (lib/parse_num.c: "0612000"
  * is neither octal nor hex); any address inside the page will do.
  *
@@ -52,7 +55,7 @@
 
 static const char prog[] = "pagemap-pfn";
 
-#define usage(...) tool_exit(2, "PID HVA | --pagemap FILE HVA", __VA_ARGS__)
+#define usage(...) tool_exit(2, "PID HVA | --pagemap FILE HVA | --flags PID HVA", __VA_ARGS__)
 
 #define fail(...) tool_exit(1, NULL, __VA_ARGS__)
 
@@ -106,11 +109,17 @@ int main(int argc, char **argv)
 {
 	char path[64], pid_who[64];
 	const char *file, *who;
-	uint64_t pid, hva, entry, pfn;
-	int fixture = 0;
+	uint64_t pid, hva, entry, pfn, flags;
+	int fixture = 0, with_flags = 0;
+	char err[256];
 
 	log_prog = prog;
-	if (argc == 4 && !strcmp(argv[1], "--pagemap")) {
+	if (argc == 4 && !strcmp(argv[1], "--flags")) {
+		with_flags = 1;
+		argc--;
+		argv++;
+	}
+	if (argc == 4 && !with_flags && !strcmp(argv[1], "--pagemap")) {
 		fixture = 1;
 		file = argv[2];
 		who = file;
@@ -125,7 +134,7 @@ int main(int argc, char **argv)
 		who = pid_who;
 		hva = number("HVA", argv[2]);
 	} else {
-		usage("want PID HVA or --pagemap FILE HVA");
+		usage("want PID HVA, --pagemap FILE HVA or --flags PID HVA");
 	}
 	entry = read_entry(file, fixture, hva, who);
 	if (!(entry & PAGEMAP_PRESENT_BIT))
@@ -136,6 +145,12 @@ int main(int argc, char **argv)
 	if (!pfn)
 		fail("%s: the page at 0x%" PRIx64 " is present but its PFN is hidden (0): the kernel "
 		     "shows PFNs only to CAP_SYS_ADMIN", who, hva);
-	printf("0x%" PRIx64 "\n", pfn);
+	if (!with_flags) {
+		printf("0x%" PRIx64 "\n", pfn);
+		return 0;
+	}
+	if (kpageflags_read(pfn, &flags, err, sizeof(err)))
+		fail("%s", err);
+	printf("0x%" PRIx64 " 0x%" PRIx64 "\n", pfn, flags);
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include "core/guest_ram.h"
 #include "core/report.h"
 #include "core/vm.h"
+#include "hwlab/pin_hook.h"
 #include "log.h"
 #include "mce/mce.h"
 #include "mce/mce_delivery.h"
@@ -34,7 +35,8 @@ int machine_setup(struct vm *vm, const struct vmm_options *opt, int *ao_fd,
 	unsigned int i;
 
 	/* the guest's files first, before the VM exists: a bad path fails early */
-	if (guest_kind_open(vm, opt) || create_machine(vm, opt) || guest_boot_load(vm))
+	if (guest_kind_open(vm, opt) || create_machine(vm, opt) || guest_boot_load(vm) ||
+	    pin_hook_setup(vm))
 		return -1;
 	for (i = 0; i < opt->nr_vcpus; i++)
 		if (vcpu_create(vm, i))

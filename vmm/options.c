@@ -19,7 +19,7 @@
 static const struct opt_choice backings[] = {
 	{ "anon", BACKING_ANON }, { "thp", BACKING_THP }, { "hugetlb", BACKING_HUGETLB },
 	{ "hugetlb-1g", BACKING_HUGETLB_1G },
-	{ "hugetlb-shared", BACKING_HUGETLB_SHARED }, { 0 },
+	{ "hugetlb-shared", BACKING_HUGETLB_SHARED }, { "shmem", BACKING_SHMEM }, { 0 },
 };
 static const struct opt_choice mce_kill_policies[] = {
 	{ "early", PR_MCE_KILL_EARLY }, { "late", PR_MCE_KILL_LATE }, { "sysctl", -1 }, { 0 },
@@ -82,6 +82,14 @@ static int add_poison_gpa(void *ctx, const struct opt_desc *d, const char *arg)
 	return opt_number(d->name, arg, UINT64_MAX, &o->poison_gpas[o->nr_poison++]);
 }
 
+static int set_pin_gpa(void *ctx, const struct opt_desc *d, const char *arg)
+{
+	struct vmm_options *o = ctx;
+
+	o->pin = 1;
+	return opt_number(d->name, arg, UINT64_MAX, &o->pin_gpa);
+}
+
 static int set_check(void *ctx, const struct opt_desc *d, const char *arg)
 {
 	struct vmm_options *o = ctx;
@@ -132,8 +140,13 @@ static const struct opt_desc rows[] = {
 	CHOICE("backing", "KIND", "anon | thp | hugetlb (2 MiB pages) | hugetlb-1g\n"
 	       "(1 GiB pages: --mem a multiple of 1024 per slot) |\n"
 	       "hugetlb-shared (2 MiB pages of a memfd mapped shared:\n"
-	       "a poisoned one loses 4 KiB, not 2 MiB)\n(default anon)",
+	       "a poisoned one loses 4 KiB, not 2 MiB) | shmem (4 KiB\n"
+	       "pages of a memfd mapped shared, QEMU's memory-backend-memfd)\n"
+	       "(default anon)",
 	       backing, backings),
+	FLAG("ksm", "mark guest RAM mergeable (madvise MADV_MERGEABLE), as\n"
+	     "QEMU's mem-merge=on does: ksmd may then share its pages with\n"
+	     "identical ones (anon and thp backings)", ksm),
 	STRING("snapshot", "FILE", "on SIGUSR2, pause the guest, write its whole state\n"
 	       "to FILE (replaced whole, never through a symlink) and\n"
 	       "run on; without it SIGUSR2 stops the VMM", snapshot_path),
@@ -198,6 +211,9 @@ static const struct opt_desc rows[] = {
 	UINT("poison-pass", "N", "(default 1)", poison_pass, UINT32_MAX),
 	CHOICE("poison-method", "M", "madvise | corrupt-pfn (default madvise)",
 	       poison_corrupt_pfn, poison_methods),
+	OPT_CALL_ROW("pin-gpa", "GPA", "test: hold a reference to the guest page at GPA for the\n"
+		     "whole run, as a device doing DMA to it does (VFIO pins\n"
+		     "guest RAM): the kernel cannot split the THP that holds it", set_pin_gpa),
 	FLAG("poison-vmm-heap", "test hook: poison (and, without early kill, read) a page\n"
 	     "of the VMM's own heap, outside guest RAM", poison_vmm_heap),
 	OPT_CALL_ROW("check", NULL, "check /dev/kvm, KVM_CREATE_VM and MCE support, then exit",
@@ -264,6 +280,21 @@ static int validate(const struct vmm_options *o)
 	}
 	if (o->nr_vcpus < 1) {
 		pr_err("--vcpus must be 1..%d", GUEST_MAX_VCPUS);
+		return -1;
+	}
+	if (o->ksm && (memslot_backing_is_hugetlb(o->backing) ||
+			memslot_backing_is_shared_file(o->backing))) {
+		/* ksmd merges private anonymous pages only: the option would seem to work */
+		pr_err("--ksm: KSM merges private anonymous pages only; --backing %s is not",
+		       memslot_backing_name(o->backing));
+		return -1;
+	}
+	if (o->pin && (o->kernel_path || o->pin_gpa < GUEST_WORKSET_GPA ||
+		       o->pin_gpa >= o->mem_size)) {
+		/* its first store must not land in what the loader put in RAM */
+		pr_err("--pin-gpa %#llx must be in the bare-metal guest's working set [%#llx, %#llx)",
+		       (unsigned long long)o->pin_gpa, GUEST_WORKSET_GPA,
+		       (unsigned long long)o->mem_size);
 		return -1;
 	}
 	for (i = 0; i < o->nr_poison; i++)

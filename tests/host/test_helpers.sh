@@ -60,6 +60,8 @@ expect pfn-negative-hva 2 "HVA '-4096' is negative" "$pagemap_pfn" --pagemap "$t
 expect pfn-bad-pid 2 "PID '12x' is not a number" "$pagemap_pfn" 12x 0x1000
 expect pfn-pid-zero 2 'PID 0 is not a process' "$pagemap_pfn" 0 0x1000
 expect pfn-no-args 2 'usage: pagemap-pfn PID HVA' "$pagemap_pfn" $$
+expect pfn-flags-no-pagemap 2 'want PID HVA, --pagemap FILE HVA or --flags PID HVA' \
+	"$pagemap_pfn" --flags --pagemap "$tmp/pagemap" 0
 expect pfn-leading-zero 2 "HVA '0612000' is not a number" "$pagemap_pfn" --pagemap "$tmp/pagemap" 0612000
 # a fixture is a regular file, opened as named: not through a symlink, and
 # a FIFO (which would block a reader without a writer) is refused at once
@@ -106,6 +108,11 @@ elif [ "$(id -u)" -eq 0 ]; then
 	pfn_b=$("$pagemap_pfn" $mpid "$((hva_b + 100))" 2>&1)
 	check pfn-live-shared "one shared page at $hva_a and $hva_b: one PFN ($pfn_a, $pfn_b)" \
 		sh -c "[ \$(($pfn_a)) -gt 0 ] && [ '$pfn_a' = '$pfn_b' ]"
+	# --flags: the same PFN, then its kpageflags word, which says it is
+	# mapped (KPF_MMAP, bit 11) and not anonymous (KPF_ANON, 12: shmem)
+	read -r pfn_f flags_f < <("$pagemap_pfn" --flags $mpid "$hva_a" 2>&1)
+	check pfn-live-flags "--flags: '$pfn_f $flags_f', the PFN and a mapped non-anon page" \
+		sh -c "[ '$pfn_f' = '$pfn_a' ] && [ \$((($flags_f >> 11) & 3)) -eq 1 ]"
 else
 	expect pfn-live-hidden 1 'its PFN is hidden (0)' "$pagemap_pfn" $mpid "$hva_a"
 fi

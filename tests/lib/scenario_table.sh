@@ -23,24 +23,24 @@ table_rows() {
 		function bad_group(groups,   n, g, i) {
 			n = split(groups, g, ",")
 			for (i = 1; i <= n; i++)
-				if (g[i] !~ /^(default|measure|splat|upstream)$/ && !((g[i], "outer") in seen))
+				if (g[i] !~ /^(default|measure|splat|upstream|host)$/ && !((g[i], "outer") in seen))
 					return g[i] == "" ? "(empty)" : g[i]
 			return ""
 		}
 		NF < 9 { bad("want NAME WHERE GROUPS CPU IMAGE MEM APPEND TIMEOUT DESCRIPTION"); next }
 		$1 !~ /^[A-Za-z0-9_-]+$/ { bad("the name must be a script name without .sh"); next }
 		$2 !~ /^(host|outer)$/ { bad("where must be host or outer"); next }
-		$2 == "outer" && $1 ~ /^(default|measure|splat|upstream)$/ { bad("a scenario cannot be named like a group"); next }
+		$2 == "outer" && $1 ~ /^(default|measure|splat|upstream|host)$/ { bad("a scenario cannot be named like a group"); next }
 		(g = bad_group($3)) != "" {
-			bad("unknown group " g " (default, measure, splat, upstream, or a scenario listed above)"); next
+			bad("unknown group " g " (default, measure, splat, upstream, host, or a scenario listed above)"); next
 		}
 		$2 == "host" && ($4 $5 $6 $7 $8) != "-----" {
 			bad("a host row has no outer VM: cpu, image, mem, append and timeout must be -"); next
 		}
-		$2 == "host" && $3 ~ /(^|,)(measure|upstream)(,|$)/ { bad("groups measure and upstream are for outer rows"); next }
+		$2 == "host" && $3 ~ /(^|,)(measure|upstream|host)(,|$)/ { bad("groups measure, upstream and host are for outer rows"); next }
 		$2 == "outer" && $3 ~ /(^|,)splat(,|$)/ { bad("group splat is for host rows"); next }
-		$2 == "outer" && $3 !~ /(^|,)(default|measure|upstream)(,|$)/ {
-			bad("an outer row needs group default, measure or upstream"); next
+		$2 == "outer" && $3 !~ /(^|,)(default|measure|upstream|host)(,|$)/ {
+			bad("an outer row needs group default, measure, upstream or host"); next
 		}
 		$2 == "outer" && $5 !~ /^(base|compare|upstream)$/ { bad("the image must be base, compare or upstream"); next }
 		$2 == "outer" && $6 !~ /^[1-9][0-9]*[MG]$/ { bad("the memory must be a number and M or G (qemu -m)"); next }

@@ -327,7 +327,7 @@ static void test_memmap_check_hwlab(void)
 		/*
 		 * 0x7f9: --backing hugetlb-shared, the VMM's memfd with ht and dd;
 		 * 0x7fa: the same without dd; 0x7fb: another memfd name; 0x7fc:
-		 * the name on a shared mapping that is not hugetlb
+		 * the name on a shared mapping that is not hugetlb: --backing shmem
 		 */
 		"7f9000000000-7f9000200000 rw-s 00000000 00:0f 5001 /memfd:hwlab-guest-ram (deleted)\n"
 		"VmFlags: rd wr sh mr mw me ms de ht dd\n"
@@ -340,30 +340,38 @@ static void test_memmap_check_hwlab(void)
 	static const struct {
 		uint64_t hva, size;
 		int qemu, hwlab, named;	/* 0 accepted, -1 refused, by each rule */
+		const char *backing;	/* the slot's; NULL: anon */
 	} rows[] = {
-		{ 0x7f0000000000ULL, 0x2000, -1, -1, 0 },
-		{ 0x4ed000, 0x1000, 0, -1, -1 },		/* .bss: QEMU's rule took it */
-		{ 0x17bcb000, 0x1000, -1, -1, -1 },		/* [heap] */
-		{ 0x7f1000000000ULL, 0x1000, 0, 0, -1 },
-		{ 0x7f2000000000ULL, 0x1000, -1, -1, -1 },
-		{ 0x7f3000000000ULL, 0x1000, -1, -1, -1 },
-		{ 0x7f4000000000ULL, 0x200000, 0, 0, 0 },
-		{ 0x7f5000000000ULL, 0x200000, 0, -1, -1 },
-		{ 0x7f6000000000ULL, 0x1000, -1, -1, -1 },
-		{ 0x7f7000000000ULL, 0x200000, 0, -1, -1 },
+		{ 0x7f0000000000ULL, 0x2000, -1, -1, 0, NULL },
+		{ 0x4ed000, 0x1000, 0, -1, -1, NULL },		/* .bss: QEMU's rule took it */
+		{ 0x17bcb000, 0x1000, -1, -1, -1, NULL },		/* [heap] */
+		{ 0x7f1000000000ULL, 0x1000, 0, 0, -1, NULL },
+		{ 0x7f2000000000ULL, 0x1000, -1, -1, -1, NULL },
+		{ 0x7f3000000000ULL, 0x1000, -1, -1, -1, NULL },
+		{ 0x7f4000000000ULL, 0x200000, 0, 0, 0, NULL },
+		{ 0x7f5000000000ULL, 0x200000, 0, -1, -1, NULL },
+		{ 0x7f6000000000ULL, 0x1000, -1, -1, -1, NULL },
+		{ 0x7f7000000000ULL, 0x200000, 0, -1, -1, NULL },
 		/*
 		 * a page of a larger marked mapping is not a slot of guest RAM:
 		 * a table pointing into ASan's shadow passed on a kernel without
 		 * names; the whole mapping as the slot would be
 		 */
-		{ 0x7f8000010000ULL, 0x1000, 0, -1, -1 },
-		{ 0x7f8000000000ULL, 0x100000, 0, 0, -1 },
-		{ 0x7f4000000000ULL, 0x1000, 0, -1, -1 },
-		/* the shared memfd: hwlab-vmm's rules only, and only all of it */
-		{ 0x7f9000000000ULL, 0x200000, -1, 0, 0 },
-		{ 0x7fa000000000ULL, 0x200000, -1, -1, -1 },
-		{ 0x7fb000000000ULL, 0x200000, -1, -1, -1 },
-		{ 0x7fc000000000ULL, 0x200000, -1, -1, -1 },
+		{ 0x7f8000010000ULL, 0x1000, 0, -1, -1, NULL },
+		{ 0x7f8000000000ULL, 0x100000, 0, 0, -1, NULL },
+		{ 0x7f4000000000ULL, 0x1000, 0, -1, -1, NULL },
+		/*
+		 * the shared memfd: hwlab-vmm's rules only, only all of it, and
+		 * only for a slot of its kind (hugetlb: hugetlb-shared; tmpfs: shmem)
+		 */
+		{ 0x7f9000000000ULL, 0x200000, -1, 0, 0, "hugetlb-shared" },
+		{ 0x7f9000000000ULL, 0x200000, -1, -1, -1, "shmem" },
+		{ 0x7f9000000000ULL, 0x200000, -1, -1, -1, NULL },
+		{ 0x7fa000000000ULL, 0x200000, -1, -1, -1, "hugetlb-shared" },
+		{ 0x7fb000000000ULL, 0x200000, -1, -1, -1, "hugetlb-shared" },
+		{ 0x7fc000000000ULL, 0x200000, -1, 0, 0, "shmem" },
+		{ 0x7fc000000000ULL, 0x200000, -1, -1, -1, "hugetlb-shared" },
+		{ 0x7fc000000000ULL, 0x200000, -1, -1, -1, NULL },
 	};
 	struct memmap m = { .pid = 9, .count = 1 };
 	char err[300];
@@ -372,6 +380,9 @@ static void test_memmap_check_hwlab(void)
 
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		m.slots[0] = (struct memmap_slot){ 0, 0, rows[i].size, rows[i].hva, "anon" };
+		if (rows[i].backing)
+			snprintf(m.slots[0].backing, sizeof(m.slots[0].backing), "%s",
+				 rows[i].backing);
 		CHECK(memmap_check_maps(&m, f, RAM_RULE_QEMU, err, sizeof(err)) == rows[i].qemu,
 		      "row %u, QEMU's rule", i);
 		CHECK(memmap_check_maps(&m, f, RAM_RULE_HWLAB, err, sizeof(err)) == rows[i].hwlab,

@@ -19,7 +19,9 @@ UNIT_TEST(mce_event, "SIGBUS event to machine check")
 	uintptr_t hva = 0x7f0000000000ULL;
 	struct pending_mce p;
 
-	mem.slots[0] = (struct memslot){ .gpa = 0, .size = 16 * MiB, .hva = (uint8_t *)hva };
+	/* 2 MiB hugetlb pages: a poisoned one is lost whole (lsb 21) */
+	mem.slots[0] = (struct memslot){ .gpa = 0, .size = 16 * MiB, .hva = (uint8_t *)hva,
+					 .backing = BACKING_HUGETLB };
 
 	/* 4 KiB AR: QEMU's values at the page */
 	ev.addr = hva + 0x523abc;
@@ -108,9 +110,48 @@ UNIT_TEST(mce_event, "SIGBUS event to machine check")
 	}
 
 	/*
+	 * An lsb above 12 in RAM that is not hugetlb: a THP the kernel could
+	 * not split (since v6.11 kill_procs_now() sends the folio's shift) and
+	 * left mapped; only the page at si_addr is poisoned. That page, LSB 12,
+	 * flagged unsplit_thp, not out of range; above 21 it is still garbage.
+	 */
+	{
+		static const int kinds[] = { BACKING_ANON, BACKING_THP };
+		unsigned int k;
+
+		for (k = 0; k < 2; k++) {
+			mem.slots[0].backing = kinds[k];
+			ev.code = BUS_MCEERR_AO;
+			ev.addr = hva + 0x923abc;
+			ev.lsb = 21;
+			CHECK_EQ(mce_event_prepare(&mem, 0, &ev, &p), 0);
+			CHECK(p.lsb_unsplit_thp && !p.lsb_out_of_range, "%s lsb 21: an unsplit THP",
+			      memslot_backing_name(kinds[k]));
+			CHECK_EQ(p.lsb, 12);
+			CHECK_EQ(p.ext.gpa, 0x923000);
+			CHECK_EQ(p.ext.len, 4096);
+			CHECK_EQ(p.mce.addr, 0x923000);
+			CHECK_EQ(p.mce.misc, 0x8c);
+			/* a Linux guest: the same page, nothing left to spread */
+			CHECK_EQ(mce_event_prepare(&mem, MCE_STYLE_PAGE_LSB, &ev, &p), 0);
+			CHECK(p.ext.len == 4096 && p.mce.addr == 0x923000,
+			      "%s lsb 21, page mode: one page", memslot_backing_name(kinds[k]));
+			ev.lsb = 22;
+			CHECK_EQ(mce_event_prepare(&mem, 0, &ev, &p), 0);
+			CHECK(p.lsb_out_of_range && !p.lsb_unsplit_thp && p.ext.len == 4096,
+			      "%s lsb 22: out of range", memslot_backing_name(kinds[k]));
+			ev.lsb = 12;
+			CHECK_EQ(mce_event_prepare(&mem, 0, &ev, &p), 0);
+			CHECK(!p.lsb_unsplit_thp && !p.lsb_out_of_range, "%s lsb 12: as is",
+			      memslot_backing_name(kinds[k]));
+		}
+		mem.slots[0].backing = BACKING_HUGETLB;
+	}
+
+	/*
 	 * A slot of 1 GiB hugetlb pages (--backing hugetlb-1g): lsb 30 is
 	 * believed there, one machine check for the whole GiB (MISC LSB 30),
-	 * and only there: the 16 MiB anon slot above took 30 as garbage.
+	 * and only there: the 16 MiB 2 MiB-hugetlb slot above took 30 as garbage.
 	 */
 	{
 		struct memslot_table big = { .count = 1 };
@@ -216,7 +257,9 @@ UNIT_TEST(mce_event_told, "sigbus line: how the guest was told")
 	struct pending_mce p;
 	char line[2048];
 
-	mem.slots[0] = (struct memslot){ .gpa = 0, .size = 16 * MiB, .hva = (uint8_t *)hva };
+	/* 2 MiB hugetlb pages: a poisoned one is lost whole (lsb 21) */
+	mem.slots[0] = (struct memslot){ .gpa = 0, .size = 16 * MiB, .hva = (uint8_t *)hva,
+					 .backing = BACKING_HUGETLB };
 	CHECK_EQ(mce_event_prepare(&mem, 1, &ev, &p), 0);
 
 	/* nobody decided: neither key (a bare-metal guest, an Intel one) */

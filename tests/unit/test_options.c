@@ -39,7 +39,7 @@ UNIT_TEST(options, "VMM options table")
 		"--poison-pass N", "--poison-method M", "--poison-vmm-heap", "--check", "--help",
 		"--kernel BZIMAGE", "--initrd FILE", "--append CMDLINE", "--console FILE",
 		"--mce-vendor V", "--smca MODE", "--mce-banks N", "--console-stamp", "--console-in FILE",
-		"hugetlb-1g",
+		"hugetlb-1g", "shmem", "--ksm", "--pin-gpa GPA",
 	};
 	struct vmm_options o;
 	char usage[8192];
@@ -126,6 +126,28 @@ UNIT_TEST(options, "VMM options table")
 	CHECK_EQ(parse(&o, (const char *const[]){ "--passes", "4294967296", "g.elf", NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ "--poison-pass", "", "g.elf", NULL }), -1);
 	CHECK_EQ(parse(&o, (const char *const[]){ "--vcpus", "+2", "g.elf", NULL }), -1);
+
+	/* --ksm: anonymous RAM only (ksmd never merges hugetlb pages) */
+	CHECK_EQ(parse(&o, (const char *const[]){ "--ksm", "--backing", "thp", "g.elf", NULL }), 0);
+	CHECK(o.ksm == 1, "--ksm set");
+	CHECK_EQ(parse(&o, (const char *const[]){ "--ksm", "--backing", "hugetlb", "g.elf", NULL }),
+		 -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--ksm", "--backing", "hugetlb-shared", "g.elf",
+						  NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--ksm", "--backing", "shmem", "g.elf", NULL }),
+		 -1);
+	/* --backing shmem: a tmpfs memfd mapped shared */
+	CHECK_EQ(parse(&o, (const char *const[]){ "--backing", "shmem", "g.elf", NULL }), 0);
+	CHECK(o.backing == BACKING_SHMEM && memslot_backing_is_shared_file(o.backing) &&
+	      !memslot_backing_is_hugetlb(o.backing) &&
+	      memslot_backing_page_size(o.backing) == 4096, "--backing shmem");
+	/* --pin-gpa: in the bare-metal guest's working set, which no loader writes */
+	CHECK_EQ(parse(&o, (const char *const[]){ "--pin-gpa", "0x523000", "g.elf", NULL }), 0);
+	CHECK(o.pin && o.pin_gpa == 0x523000, "--pin-gpa 0x523000");
+	CHECK_EQ(parse(&o, (const char *const[]){ "--pin-gpa", "0x100000", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--pin-gpa", "0x1000000", "g.elf", NULL }), -1);
+	CHECK_EQ(parse(&o, (const char *const[]){ "--kernel", "bz", "--pin-gpa", "0x523000", NULL }),
+		 -1);
 
 	/* the two kinds of guest, and what depends on the kind */
 	{

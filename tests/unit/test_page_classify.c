@@ -58,19 +58,45 @@ static const struct {
 	{ "the zero page", PRESENT | 0x9a7, F(KPF_ZERO_PAGE), PAGE_ZERO },
 };
 
+/* page_classify_ram() for a slot of hwlab-vmm's shmem memfd (--backing shmem) */
+static const struct {
+	const char *what;
+	uint64_t entry, kpageflags;
+	enum page_verdict want;
+} shmem_rows[] = {
+	{ "a page of the shmem memfd", PRESENT | EXCL | FILE | 0x4e0, F(KPF_LRU), PAGE_OK },
+	{ "the shmem page mapped by another process too", PRESENT | FILE | 0x4e0, F(KPF_LRU),
+	  PAGE_SHARED },
+	{ "a hugetlb file page in a shmem slot", PRESENT | EXCL | FILE | 0x8000, F(KPF_HUGE),
+	  PAGE_NOT_ANON },
+	{ "a kernel page", PRESENT | EXCL | FILE | 0x9000, F(KPF_NOPAGE), PAGE_NO_STRUCT_PAGE },
+	{ "the zero page", PRESENT | 0x9a7, F(KPF_ZERO_PAGE), PAGE_ZERO },
+};
+
 UNIT_TEST(page_classify, "which pages a tool may poison")
 {
 	unsigned int i;
 
 	for (i = 0; i < sizeof(shared_rows) / sizeof(shared_rows[0]); i++) {
 		enum page_verdict got = page_classify_ram(shared_rows[i].entry,
-							  shared_rows[i].kpageflags, 1);
+							  shared_rows[i].kpageflags,
+							  SHARED_RAM_HUGETLB);
 
 		CHECK(got == shared_rows[i].want, "%s: verdict %d, want %d", shared_rows[i].what,
 		      got, shared_rows[i].want);
 	}
+	for (i = 0; i < sizeof(shmem_rows) / sizeof(shmem_rows[0]); i++) {
+		enum page_verdict got = page_classify_ram(shmem_rows[i].entry,
+							  shmem_rows[i].kpageflags, SHARED_RAM_SHMEM);
+
+		CHECK(got == shmem_rows[i].want, "%s: verdict %d, want %d", shmem_rows[i].what,
+		      got, shmem_rows[i].want);
+	}
 	/* outside such a slot the memfd page is what it is: not anonymous */
-	CHECK_EQ(page_classify_ram(PRESENT | EXCL | FILE | 0x8000, F(KPF_HUGE), 0), PAGE_NOT_ANON);
+	CHECK_EQ(page_classify_ram(PRESENT | EXCL | FILE | 0x8000, F(KPF_HUGE), SHARED_RAM_NONE),
+		 PAGE_NOT_ANON);
+	CHECK_EQ(page_classify_ram(PRESENT | EXCL | FILE | 0x4e0, F(KPF_LRU), SHARED_RAM_NONE),
+		 PAGE_NOT_ANON);
 
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		enum page_verdict got = page_classify(rows[i].entry, rows[i].kpageflags);

@@ -42,6 +42,8 @@
 
 /* Every anonymous guest RAM mapping so far got its name (1), or one did not (0). */
 static int ram_named = -1;
+/* --ksm: every anonymous mapping of guest RAM, a reset's too, is mergeable */
+static int ram_mergeable;
 
 /*
  * Mark guest RAM so that hwpoison-guest can tell it from the VMM's other
@@ -53,6 +55,8 @@ static int ram_named = -1;
  *  - its name, [anon:hwlab-guest-ram], where the kernel has
  *    CONFIG_ANON_VMA_NAME (EINVAL where not). hugetlb RAM has a hugetlbfs
  *    file behind it and cannot be named: the tool knows it by "ht".
+ * With --ksm, anonymous guest RAM is also MADV_MERGEABLE (QEMU's
+ * mem-merge=on), so that ksmd may share its pages.
  * Every mapping of guest RAM goes through here, the MAP_FIXED ones of a
  * reset included: a fresh page without the marks would be refused later.
  */
@@ -62,8 +66,13 @@ static int mark_guest_ram(void *p, uint64_t size, enum memslot_backing backing)
 		pr_errno("madvise(MADV_DONTDUMP) on guest RAM");
 		return -1;
 	}
-	if (memslot_backing_is_hugetlb(backing))
+	/* a file mapping: the memfd has its name; hugetlb pages are never merged */
+	if (memslot_backing_is_hugetlb(backing) || memslot_backing_is_shared_file(backing))
 		return 0;
+	if (ram_mergeable && madvise(p, size, MADV_MERGEABLE)) {
+		pr_errno("madvise(MADV_MERGEABLE) on guest RAM (--ksm: is CONFIG_KSM set?)");
+		return -1;
+	}
 	if (prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, (unsigned long)p, (unsigned long)size,
 		  (unsigned long)HWLAB_GUEST_RAM_NAME))
 		ram_named = 0;
@@ -92,22 +101,30 @@ static void *map_marked(void *at, uint64_t size, int flags, enum memslot_backing
 }
 
 /*
- * hugetlb-shared: 2 MiB pages of a hugetlbfs memfd, mapped MAP_SHARED at
- * offset 0 of slot s (or, at != NULL, its range [at, at + size) again at
- * that range's offset, after a reset punched the old pages out). Shared,
- * because then the file holds the guest's data: when one 4 KiB of a huge
- * page goes bad the kernel unmaps all 2 MiB, and read() of the file is the
- * way back to the other 511 (hugetlb_salvage.c). A private mapping of the
- * file would leave the guest's writes in anonymous copies the file never
- * sees. Named like the rest of guest RAM ("memfd:hwlab-guest-ram" in maps).
+ * A memfd mapped MAP_SHARED at offset 0 of slot s (or, at != NULL, its
+ * range [at, at + size) again at that range's offset, after a reset punched
+ * the old pages out). Shared, because then the file holds the guest's data.
+ *  - hugetlb-shared: 2 MiB pages of a hugetlbfs memfd: when one 4 KiB of a
+ *    huge page goes bad the kernel unmaps all 2 MiB, and read() of the file
+ *    is the way back to the other 511 (hugetlb_salvage.c). A private
+ *    mapping of the file would leave the guest's writes in anonymous copies
+ *    the file never sees.
+ *  - shmem: 4 KiB pages of a tmpfs memfd, QEMU's memory-backend-memfd
+ *    (vhost-user devices map guest RAM through it). memory_failure() keeps
+ *    a poisoned shmem page in the file (shmem_error_remove_folio() does not
+ *    remove it): unmapped, it faults SIGBUS at the next touch and read()
+ *    gives EIO, until the page is punched out, which is what a reset does
+ *    here before the guest may use that address again.
+ * Named like the rest of guest RAM ("memfd:hwlab-guest-ram" in maps).
  */
-static void *map_shared_hugetlb(struct memslot *s, uint64_t size, void *at)
+static void *map_shared_memfd(struct memslot *s, uint64_t size, void *at)
 {
 	off_t off = at ? (uint8_t *)at - s->hva : 0;
+	unsigned int huge = s->backing == BACKING_HUGETLB_SHARED ? MFD_HUGETLB | MFD_HUGE_2MB : 0;
 	int e;
 
 	if (!at) {
-		s->fd = memfd_create(HWLAB_GUEST_RAM_NAME, MFD_CLOEXEC | MFD_HUGETLB | MFD_HUGE_2MB);
+		s->fd = memfd_create(HWLAB_GUEST_RAM_NAME, MFD_CLOEXEC | huge);
 		if (s->fd < 0)
 			return MAP_FAILED;
 		if (ftruncate(s->fd, (off_t)size)) {
@@ -123,8 +140,7 @@ static void *map_shared_hugetlb(struct memslot *s, uint64_t size, void *at)
 		return MAP_FAILED;
 	}
 	/* MAP_SHARED hugetlb reserves its pages here too: a small pool fails now */
-	return map_marked(at, size, MAP_SHARED | (at ? MAP_FIXED : 0), BACKING_HUGETLB_SHARED,
-			  s->fd, off);
+	return map_marked(at, size, MAP_SHARED | (at ? MAP_FIXED : 0), s->backing, s->fd, off);
 }
 
 static void *map_guest_ram(uint64_t size, enum memslot_backing backing, void *at)
@@ -210,13 +226,13 @@ static void hugetlb_shortage(enum memslot_backing b, uint64_t bytes)
 
 /*
  * Fresh memory for [at, at + size) of slot s, in s's own kind: hugetlb pages
- * for hugetlb (for hugetlb-shared, the file's pages punched out and mapped
+ * for hugetlb (for a shared memfd, the file's pages punched out and mapped
  * again, whatever a salvage had put there), 4 KiB anonymous pages otherwise.
  */
 static void *remap_slot_range(struct memslot *s, uint64_t size, void *at)
 {
-	if (s->backing == BACKING_HUGETLB_SHARED)
-		return map_shared_hugetlb(s, size, at);
+	if (memslot_backing_is_shared_file(s->backing))
+		return map_shared_memfd(s, size, at);
 	return map_guest_ram(size, memslot_backing_is_hugetlb(s->backing) ? s->backing :
 			     BACKING_ANON, at);
 }
@@ -238,6 +254,7 @@ int guest_ram_create(struct vm *vm)
 	uint64_t slot_size = opt->mem_size / opt->nr_slots;
 	unsigned int i;
 
+	ram_mergeable = opt->ksm;
 	for (i = 0; i < opt->nr_slots; i++) {
 		struct memslot *s = &vm->mem.slots[i];
 		struct kvm_userspace_memory_region region;
@@ -247,8 +264,8 @@ int guest_ram_create(struct vm *vm)
 		s->size = slot_size;
 		s->backing = opt->backing;
 		s->fd = -1;
-		s->hva = opt->backing == BACKING_HUGETLB_SHARED ?
-			 map_shared_hugetlb(s, slot_size, NULL) :
+		s->hva = memslot_backing_is_shared_file(opt->backing) ?
+			 map_shared_memfd(s, slot_size, NULL) :
 			 map_guest_ram(slot_size, opt->backing, NULL);
 		if (s->hva == MAP_FAILED) {
 			if (memslot_backing_is_hugetlb(opt->backing))

@@ -97,6 +97,8 @@ const char *memslot_backing_name(enum memslot_backing b)
 		return "hugetlb-1g";
 	case BACKING_HUGETLB_SHARED:
 		return "hugetlb-shared";
+	case BACKING_SHMEM:
+		return "shmem";
 	}
 	return "?";
 }
@@ -104,6 +106,11 @@ const char *memslot_backing_name(enum memslot_backing b)
 int memslot_backing_is_hugetlb(enum memslot_backing b)
 {
 	return b == BACKING_HUGETLB || b == BACKING_HUGETLB_1G || b == BACKING_HUGETLB_SHARED;
+}
+
+int memslot_backing_is_shared_file(enum memslot_backing b)
+{
+	return b == BACKING_HUGETLB_SHARED || b == BACKING_SHMEM;
 }
 
 uint64_t memslot_backing_page_size(enum memslot_backing b)

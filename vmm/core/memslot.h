@@ -18,6 +18,12 @@ enum memslot_backing {
 	 * the healthy rest of a poisoned huge page back (hugetlb_salvage.h)
 	 */
 	BACKING_HUGETLB_SHARED,
+	/*
+	 * 4 KiB pages of a memfd (tmpfs), mapped shared, as QEMU's
+	 * memory-backend-memfd: a poisoned page stays in the file until the
+	 * VMM punches it out (guest_ram.c)
+	 */
+	BACKING_SHMEM,
 };
 
 struct memslot {
@@ -26,7 +32,7 @@ struct memslot {
 	uint64_t size;
 	uint8_t *hva;
 	enum memslot_backing backing;
-	int fd;			/* BACKING_HUGETLB_SHARED: the memfd, hva at offset 0 */
+	int fd;			/* a shared backing's memfd, hva at offset 0; else -1 */
 };
 
 struct memslot_table {
@@ -75,6 +81,11 @@ enum memslot_copy memslot_copy_out(const struct memslot_table *t, uint64_t gpa, 
 const char *memslot_backing_name(enum memslot_backing b);
 /* Whether b is hugetlb (2 MiB or 1 GiB pages): reserved at mmap, lost whole. */
 int memslot_backing_is_hugetlb(enum memslot_backing b);
+/*
+ * Whether b is a memfd mapped shared (hugetlb-shared, shmem): the file holds
+ * the guest's data, and a poisoned page leaves it only when punched out.
+ */
+int memslot_backing_is_shared_file(enum memslot_backing b);
 /*
  * The unit in which b's memory is mapped and, when poisoned, lost and
  * remapped: its hugetlb page size, else 4 KiB (a THP is split and loses one

@@ -60,6 +60,10 @@ struct vmm_options {
 	unsigned int poison_pass;
 	int poison_corrupt_pfn;		/* debugfs corrupt-pfn, else MADV_HWPOISON */
 	int poison_vmm_heap;		/* also poison a page of the VMM's own heap */
+	int ksm;			/* --ksm: guest RAM madvise(MADV_MERGEABLE) */
+	/* test: hold a reference to the guest page at pin_gpa (pin_hook.c) */
+	uint64_t pin_gpa;
+	int pin;
 	const char *first_other;	/* the first option besides --check, which takes none */
 };
 

@@ -22,7 +22,7 @@ int mce_event_prepare(const struct memslot_table *mem, int style, const struct s
 		(style & MCE_STYLE_SMCA) ? mce_encode_smca :
 		(style & MCE_STYLE_AMD) ? mce_encode_amd : mce_encode;
 
-	struct gpa_extent page;
+	struct gpa_extent page = { 0 };
 	unsigned int max = POISON_LSB_MAX;
 
 	*p = (struct pending_mce) { .ev = *ev, .lsb = ev->lsb };
@@ -32,6 +32,17 @@ int mce_event_prepare(const struct memslot_table *mem, int style, const struct s
 	if (ev->lsb < POISON_LSB_MIN || ev->lsb > (int)max) {
 		p->lsb = 12;
 		p->lsb_out_of_range = 1;
+	} else if (ev->lsb > 12 && page.slot && !memslot_backing_is_hugetlb(page.slot->backing)) {
+		/*
+		 * A THP the kernel could not split (something holds a reference
+		 * to it: a pinning device, a pipe): since v6.11 it signals the
+		 * folio's shift, yet it poisons only the 4 KiB page at si_addr
+		 * and leaves the whole folio mapped, the other 511 pages intact.
+		 * Telling the guest 2 MiB would retire (a Linux guest: kill for)
+		 * healthy memory.
+		 */
+		p->lsb = 12;
+		p->lsb_unsplit_thp = 1;
 	}
 	if (memslot_translate(mem, ev->addr, p->lsb, &p->ext))
 		return -1;	/* p->ext stays zeroed: slot NULL says outside RAM */
@@ -115,6 +126,8 @@ void mce_event_report(int vcpu_id, const struct pending_mce *p, const char *acti
 			 p->told_why ? "\"" : "");
 	if (p->lsb_out_of_range)
 		snprintf(lsb, sizeof(lsb), ",\"lsb_out_of_range\":true,\"lsb_used\":%u", p->lsb);
+	else if (p->lsb_unsplit_thp)
+		snprintf(lsb, sizeof(lsb), ",\"unsplit_thp\":true,\"lsb_used\":%u", p->lsb);
 	/*
 	 * recipient, action, action_required, recursive: QEMU's MEMORY_FAILURE
 	 * event's words (qapi/run-state.json), so that one reader takes both

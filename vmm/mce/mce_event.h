@@ -19,6 +19,7 @@ struct pending_mce {
 	unsigned int lsb;		/* the granule used: ev.lsb, or 12 if out of range */
 	uint64_t t_queued;		/* AO: when the monitor queued it for a vCPU (0: not) */
 	int lsb_out_of_range;
+	int lsb_unsplit_thp;		/* lsb > 12 outside hugetlb: the page at si_addr is used */
 	int recursive;			/* an AR that found the guest in an #MC already */
 	/* how the guest was told: "machine_check", "interrupt" or "poll" (and why) */
 	const char *told, *told_why;
@@ -49,8 +50,10 @@ unsigned int mce_event_max_lsb(enum memslot_backing b);
  * LSB 12 even when the extent is a huge page (Linux guests); MCE_STYLE_AMD
  * encodes it as an AMD CPU reports it. An si_addr_lsb outside [POISON_LSB_MIN, the max]
  * sets p->lsb_out_of_range and uses the page; the
- * bound is the slot's (mce_event_max_lsb), POISON_LSB_MAX outside RAM. Returns 0, or -1 if the
- * address is outside guest RAM.
+ * bound is the slot's (mce_event_max_lsb), POISON_LSB_MAX outside RAM. An
+ * lsb above 12 in a slot that is not hugetlb is a THP the kernel could not
+ * split, which loses only the page at si_addr: p->lsb_unsplit_thp, and the
+ * page. Returns 0, or -1 if the address is outside guest RAM.
  */
 int mce_event_prepare(const struct memslot_table *mem, int style, const struct sigbus_event *ev,
 		      struct pending_mce *p);

@@ -57,6 +57,8 @@ const char *sigbus_code_name(int code)
 		return "SI_QUEUE";
 	case SI_TKILL:
 		return "SI_TKILL";
+	case SI_KERNEL:
+		return "SI_KERNEL";
 	}
 	return "other";
 }
@@ -122,7 +124,16 @@ static void die_consumed(const siginfo_t *si)
 	put(&b, ",\"action\":\"fatal\",\"action_required\":");
 	put(&b, si->si_code == BUS_MCEERR_AR ? "true" : "false");
 	put(&b, ",\"recursive\":false,\"reason\":\"");
-	if (si->si_code != BUS_MCEERR_AR && si->si_code != BUS_MCEERR_AO)
+	if (si->si_code == SI_KERNEL)
+		/*
+		 * x86's machine-check code when memory_failure() could not
+		 * handle an action-required error (kill_me_now(): 6.1 for a
+		 * THP it cannot split): no address, so no page to tell the
+		 * guest of, and the access would only fault again
+		 */
+		put(&b, "SIGBUS from the kernel without an address (SI_KERNEL): a memory error it "
+		    "could not recover, no page to tell the guest of");
+	else if (si->si_code != BUS_MCEERR_AR && si->si_code != BUS_MCEERR_AO)
 		put(&b, "SIGBUS that is not a memory error (a bad access by the VMM itself)");
 	else if (in_ram)
 		put(&b, "the VMM itself consumed poisoned guest memory");

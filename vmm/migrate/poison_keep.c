@@ -47,7 +47,7 @@ static int drop_contents(const struct memslot *s, uint64_t gpa, uint64_t len)
 {
 	uint8_t *hva = s->hva + (gpa - s->gpa);
 
-	if (s->backing == BACKING_HUGETLB_SHARED)
+	if (memslot_backing_is_shared_file(s->backing))
 		return fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 				 gpa - s->gpa, len);
 	return madvise(hva, len, MADV_DONTNEED);

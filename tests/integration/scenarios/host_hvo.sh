@@ -1,0 +1,75 @@
+# hugetlb guest RAM with and without HugeTLB Vmemmap Optimization
+# (docs/host-behaviour.md): with HVO (vm.hugetlb_optimize_vmemmap=1, or
+# hugetlb_free_vmemmap=on at boot) a 2 MiB page's tail struct pages share
+# one vmemmap page, and memory_failure() must still find, unmap and report
+# the huge page, then dissolve it (which needs its vmemmap back). Where the
+# host kernel lacks it (CONFIG_HUGETLB_PAGE_OPTIMIZE_VMEMMAP: no sysctl),
+# the HVO half is skipped and says so. Either way: an AO with si_addr_lsb
+# 21 to an early-kill VMM, which tells its guest the whole 2 MiB (512
+# pages); the guest runs on; the poisoned huge page leaves the pool.
+. /hwlab/scenarios/_lib.sh
+. /hwlab/scenarios/_host.sh
+
+hvo=/proc/sys/vm/hugetlb_optimize_vmemmap
+gpa=0x523000
+hugepages() { sed -n "s/^HugePages_$1: *//p" /proc/meminfo; }
+
+echo 1 >/proc/sys/vm/memory_failure_early_kill
+for on in 0 1; do
+	c=hvo-$on
+	if [ ! -e $hvo ]; then
+		if [ $on = 1 ]; then
+			skip $c "hugetlb with HVO: host ${HWLAB_HOST:-?} ($(uname -r)) has no $hvo (CONFIG_HUGETLB_PAGE_OPTIMIZE_VMEMMAP not set)"
+			behaviour hvo-on hvo=not_compiled
+			continue
+		fi
+	else
+		echo 0 >/proc/sys/vm/nr_hugepages
+		echo $on >$hvo
+		check $c-sysctl "vm.hugetlb_optimize_vmemmap reads $on (got $(cat $hvo))" \
+			test "$(cat $hvo)" = $on
+	fi
+	# the pool made after the setting: its pages are optimized (or not)
+	echo 0 >/proc/sys/vm/nr_hugepages
+	echo 16 >/proc/sys/vm/nr_hugepages
+	total0=$(hugepages Total)
+	hc0=$(hardware_corrupted_kb)
+	kmsg_mark $c
+	# the VMM's own hook (corrupt-pfn of its page at the end of pass 1)
+	# holds the guest until the AO is handled: the guest cannot touch the
+	# page first (an AR, lsb 12 on a stock host) as it can while
+	# hwpoison-guest writes from outside
+	start_vmm $c.log --backing hugetlb --mce-kill early --passes 0 --poison-gpa $gpa \
+		--poison-method corrupt-pfn $GUEST
+	pfn=$(json-field --live $c.log pfn event=poison_hook 2>/dev/null)
+	wait_for $c.log '"si_code":"BUS_MCEERR_AO"'
+	wait_for $c.log '"event":"guest_retired"'
+	mf=$(mf_result $c "${pfn:-none}")
+	total1=$(hugepages Total)
+	expect_count $c-injector 1 $c.log '"event":"poison_hook"' "\"gpa\":\"$gpa\"" '"ok":true'
+	inj=$([ "$(count_lines $c.log '"event":"poison_hook"' '"ok":true')" = 1 ] && echo ok || echo failed)
+	check $c-mf "memory_failure(): huge page recovered (got $mf)" test "$mf" = huge_page:Recovered
+	check $c-dissolved "the poisoned huge page left the pool: HugePages_Total $total0 -> $total1" \
+		test "$total1" -eq $((total0 - 1))
+	wait_pass $c.log $(($(last_pass $c.log) + 2))
+	stop_vmm $c.log
+	hc1=$(hardware_corrupted_kb)
+	errors=$(json-field $c.log errors event=guest_pass | tail -n 1)
+	check $c-runs-on "VMM stopped by SIGTERM (rc $vmm_rc), its guest's checksums intact (${errors:-no pass} errors)" \
+		test "$vmm_rc" -eq 0 -a "${errors:-1}" -eq 0
+	expect_count $c-ao 1 $c.log '"si_code":"BUS_MCEERR_AO"' '"gpa":"0x400000"' '"lsb":21' \
+		'"pages":512' '"action":"inject"' '"mci_misc":"0x95"'
+	expect_count $c-retired 1 $c.log '"event":"guest_retired"' '"gpa":"0x400000"' '"pages":512'
+	expect_count $c-signals 1 $c.log '"event":"sigbus"'
+	bad=$(kernel_since $c | grep -c 'Bad page\|BUG\|WARNING' || true)
+	check $c-quiet "no 'Bad page', BUG or WARNING in the kernel log since the poison (got $bad)" \
+		test "$bad" -eq 0
+	behaviour hvo-$([ $on = 1 ] && echo on || echo off) injector=$inj mf=$mf \
+		signal=$(json-field $c.log si_code event=sigbus 2>/dev/null | head -n 1 | grep . || echo none) \
+		lsb=$(json-field $c.log lsb event=sigbus 2>/dev/null | head -n 1 | grep . || echo -) \
+		guest_told_pages=$(json-field $c.log pages event=guest_retired 2>/dev/null | head -n 1 | grep . || echo 0) \
+		pool=$total0-\>$total1 guest=$([ "$vmm_rc" -eq 0 ] && [ "${errors:-1}" -eq 0 ] && echo runs_on || echo failed) \
+		hardware_corrupted_kb=$((hc1 - hc0))
+done
+[ -e $hvo ] && echo 0 >$hvo
+finish
