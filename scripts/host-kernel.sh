@@ -56,7 +56,8 @@ case $host in
 	HWLAB_KERNEL_BASE=$host "$here/kernel/build.sh" "$out"
 	read -r _ version _ <"$out/kernel.source"
 	# the kernel's own version, not the package's (6.1.192-3 → 6.1.192)
-	version=$(sed -n 's/^# Linux\/x86 \([0-9.]*\) Kernel Configuration$/\1/p' "$out/kernel.config")
+	version=$(sed -n 's/^# Linux\/[^ ]* \([0-9.]*\) Kernel Configuration$/\1/p' "$out/kernel.config")
+	[ -n "$version" ] || die "no kernel version in $out/kernel.config"
 	mapfile -t patches < <(grep -v '^[[:space:]]*\(#\|$\)' "$here/kernel/$host/series" |
 		sed "s|^|$here/kernel/$host/|")
 	features "$version" "${patches[@]}" >"$out/features.new"
