@@ -8,6 +8,8 @@
 # applies the corrupt-filter-* files as corrupt-pfn does (corrupt_va_probe
 # checks those on pages of its own).
 . /hwlab/scenarios/_lib.sh
+# a host without it (Debian's stock kernels) skips the whole scenario, naming it
+need_host corrupt-va corrupt-va "debugfs hwpoison/corrupt-va by pid and address" || finish
 va=/sys/kernel/debug/hwpoison/corrupt-va
 check corrupt-va-exists "$va exists" test -e $va
 echo 0 >/proc/sys/vm/memory_failure_early_kill

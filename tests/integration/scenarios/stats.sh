@@ -3,6 +3,8 @@
 # hwpoison/stats. Both are read-only since-boot records: every check takes
 # the difference across the events it causes.
 . /hwlab/scenarios/_lib.sh
+# a host without it (Debian's stock kernels) skips the whole scenario, naming it
+need_host mf-outcomes stats "per-node memory_failure counts and debugfs hwpoison/stats by page type" || finish
 node=/sys/devices/system/node
 stats=/sys/kernel/debug/hwpoison/stats
 check stats-exists "$stats exists" test -e $stats

@@ -8,6 +8,8 @@
 # tests/integration/uffd_poison.c); this script reserves the huge pages and
 # reads the kernel's log around it.
 . /hwlab/scenarios/_lib.sh
+# a host without it (Debian's stock kernels) skips the whole scenario, naming it
+need_host uffd-poison uffd-poison "UFFDIO_POISON markers" || finish
 
 # five 2 MiB pages for the private hugetlb mapping (reserved at mmap), one
 # more so that a reservation short by one would show as a failed mmap, not a
