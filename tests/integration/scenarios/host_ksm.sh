@@ -11,7 +11,9 @@
 #    one of its addresses (collect_procs_ksm() adds a process once): the
 #    guest is told of one page, and its other pages on the same KSM page are
 #    unmapped untold (the guest would get an AR at its next touch of one).
-# Each VMM tells its guest what it was told, and the guests run on.
+# Each VMM tells its guest what it was told, and the guests run on. The
+# guests have 8 MiB (a 4 MiB working set): two of them under TCG, and ksmd
+# scanning both, are slow enough as it is.
 # Guest RAM is on 4 KiB pages here (THP enabled=madvise, --backing anon):
 # KSM splits a THP to merge its subpages, and since 6.12 a split maps the
 # THP's zero-filled subpages to the shared zero page (TTU_USE_SHARED_ZEROPAGE),
@@ -67,9 +69,9 @@ for mode in early late; do
 	if [ $mode = early ]; then ek=1 kill_opt="--mce-kill early"; else ek=0 kill_opt=; fi
 	echo $ek >/proc/sys/vm/memory_failure_early_kill
 	hc0=$(hardware_corrupted_kb)
-	start_vmm $c-a.log --ksm --passes 0 $kill_opt $GUEST
+	start_vmm $c-a.log --ksm --mem 8 --passes 0 $kill_opt $GUEST
 	pid_a=$vmm_pid
-	start_vmm $c-b.log --ksm --passes 0 $kill_opt $GUEST
+	start_vmm $c-b.log --ksm --mem 8 --passes 0 $kill_opt $GUEST
 	pid_b=$vmm_pid
 	hva_a=$(json-field --live $c-a.log hva event=vmm_start)
 	hva_b=$(json-field --live $c-b.log hva event=vmm_start)
