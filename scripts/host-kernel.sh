@@ -29,11 +29,14 @@ stock_modules="kvm-amd hwpoison_inject msr brd ext4"
 
 # upstream_has VERSION UPSTREAM : VERSION (6.12.118) is UPSTREAM (6.6) or later
 upstream_has() {
-	[ "$2" != - ] && [ "$(printf '%s\n%s\n' "$2" "${1%%[-+~]*}" | sort -V | head -n 1)" = "$2" ]
+	local lowest
+	[ "$2" != - ] || return 1
+	lowest=$(printf '%s\n%s\n' "$2" "${1%%[-+~]*}" | sort -V)
+	[ "${lowest%%$'\n'*}" = "$2" ]
 }
 # features VERSION [PATCH...] : kernel/features' names this kernel has
 features() {
-	local version=$1 name up pattern p
+	local version=$1 name up pattern p subject
 	shift
 	while read -r name up pattern; do
 		if upstream_has "$version" "$up"; then
@@ -42,7 +45,8 @@ features() {
 		fi
 		for p in "$@"; do
 			# the Subject, folded onto one line
-			if sed -n '/^Subject:/{N;s/\n//;p;q}' "$p" | grep -qE -- "$pattern"; then
+			subject=$(sed -n '/^Subject:/{N;s/\n//;p;q}' "$p")
+			if [[ $subject =~ $pattern ]]; then
 				echo "$name"
 				break
 			fi
