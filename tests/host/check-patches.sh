@@ -15,6 +15,16 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 # series_lines BASE: kernel/BASE/series without comments and blank lines
 series_lines() { grep -v '^[[:space:]]*\(#\|$\)' "$here/kernel/$1/series"; }
 
+# new_files_maintained PATCH: every file PATCH adds lies under a directory
+# that an "F:" line of $tree/MAINTAINERS names
+new_files_maintained() {
+	awk '/^diff --git / { file = $4; sub(/^b\//, "", file) }
+		/^new file mode/ { print file }' "$1" |
+		awk 'NR == FNR { if ($0 ~ /^F:\t.*\/$/) dirs[substr($0, 4)] = 1; next }
+			{ ok = 0; for (d in dirs) if (index($0, d) == 1) ok = 1; if (!ok) bad = 1 }
+			END { exit bad }' "$tree/MAINTAINERS" -
+}
+
 # check_patch BASE FILE: the mail, its changelog and checkpatch
 check_patch() {
 	local kbase=$1 f=$2 name from body upstream outside out ignore
@@ -56,6 +66,13 @@ check_patch() {
 	# history, which the build tree (a source package) does not have
 	ignore=()
 	[ -n "$upstream" ] && ignore=(--ignore UNKNOWN_COMMIT_ID)
+	# checkpatch asks "does MAINTAINERS need updating?" of every patch that
+	# adds a file, unless the patch touches MAINTAINERS; it does not need
+	# to when a directory entry of the tree's MAINTAINERS already covers
+	# each new file (a new KVM selftest, say)
+	if grep -q '^new file mode' "$f" && new_files_maintained "$f"; then
+		ignore+=(--ignore FILE_PATH_CHANGES)
+	fi
 	if out=$(cd "$tree" && "$checkpatch" --strict --no-tree -q "${ignore[@]}" "$f" 2>&1) && [ -z "$out" ]; then
 		pass "checkpatch-$name" "checkpatch.pl --strict clean"
 	else
