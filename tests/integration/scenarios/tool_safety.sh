@@ -45,10 +45,9 @@ check valid-pfn-written "corrupt-pfn got $got, pagemap says $want" test "$got" =
 
 # pages the VMM does not own alone, or that are not there
 refused zero-page 'the shared zero page (the guest only read it)' "$pid" 0x3ff000
-# (a page of a 2 MiB range nothing touched: where THP is "always", as on
-# Debian's stock kernels, a touch faults in its whole 2 MiB, and GPA 0
-# shares its range with the guest's image)
-untouched=0xc00000
+# (GPA 0: on 7.2 hosts, stock and ours, it reads present in pagemap, an
+# open finding of issue #40; 0xc00000 is no better: the guest touches it)
+untouched=0
 refused not-present 'is not present: the guest never touched it' "$pid" $untouched
 refused wait-present-times-out 'is still not present after 1 s' --wait-present 1 "$pid" $untouched
 refused outside-ram 'is not in the guest RAM of pid' "$pid" 0x40000000
