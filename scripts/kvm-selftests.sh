@@ -84,7 +84,7 @@ build() {
 }
 
 run() {
-	local bzimage=${1:?$usage} bins=${2:?$usage} log=${3:-/dev/null} root initrd rc=0
+	local bzimage=${1:?$usage} bins=${2:?$usage} log=${3:-/dev/null} root initrd mhz rc=0
 	[ -f "$bzimage" ] || die "no kernel at $bzimage"
 	ls "$bins"/*_test >/dev/null 2>&1 || die "no tests in $bins (scripts/kvm-selftests.sh build)"
 	root=$(mktemp -d)
@@ -121,9 +121,16 @@ EOF
 	chmod +x "$root/init"
 	initrd=$root.cpio.gz
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd"
-	timeout "${KVM_SELFTESTS_TIMEOUT:-1800}" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2G \
+	# TCG's TSC runs at the host's rate, and calibrating it against the
+	# emulated PIT fails on a loaded host: the kernel falls back to jiffies
+	# and KVM_GET_TSC_KHZ returns 0, which every selftest's VM creation
+	# asserts against. Tell the kernel the frequency, as outer-qemu/boot.sh does.
+	mhz=$(awk -F: '/^cpu MHz/ { printf "%d", $2; exit }' /proc/cpuinfo 2>/dev/null)
+	timeout --foreground -k 5 "${KVM_SELFTESTS_TIMEOUT:-1800}" \
+		qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2G \
 		-nographic -no-reboot -kernel "$bzimage" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 tsc=reliable highres=off" </dev/null >"$root.log" 2>&1 || rc=$?
+		-append "console=ttyS0 panic=-1 tsc=reliable${mhz:+ tsc_early_khz=$((mhz * 1000))} highres=off" \
+		</dev/null >"$root.log" 2>&1 || rc=$?
 	rm -f "$initrd"
 	tr -d '\r' <"$root.log" | tee "$log"
 	grep -q '^KVM-SELFTESTS done' "$root.log" || { rm -f "$root.log"; die "the outer VM did not finish (qemu rc $rc)"; }
