@@ -22,19 +22,15 @@ import os
 import re
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+import cell  # tests/matrix/cell.py: the table's one reader
+
 HOSTS = ("bookworm", "6.1", "trixie", "6.12", "sid", "7.2")
 LACKS = re.compile(r"lacks (\S+) \((.*)\)$")
 
 
 def table_cases():
-    cases = []
-    with open(os.path.join(HERE, "host-matrix.table")) as f:
-        for line in f:
-            line = line.split("#", 1)[0].strip()
-            if line:
-                cases.append(line.split()[:3])
-    return cases
+    """(case, vmm, guest) of each row, in the table's order (cell.py reads it)."""
+    return [(r["case"], r["vmm"], r["guest"]) for r in cell.table_rows().values()]
 
 
 def main(argv):

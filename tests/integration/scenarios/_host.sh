@@ -51,6 +51,19 @@ wait_pass() {
 	done
 }
 
+# guest_runs_on CASE : CASE.log's guest makes two more passes over its memory (a
+# count, not a time), then SIGTERM stops its VMM: one check that the VMM
+# stopped cleanly and the guest's checksums held; hc1 is HardwareCorrupted
+# after the stop (errors: the last pass's count, for the caller's row)
+guest_runs_on() {
+	wait_pass "$1.log" $(($(last_pass "$1.log") + 2))
+	stop_vmm "$1.log"
+	hc1=$(hardware_corrupted_kb)
+	errors=$(json-field "$1.log" errors event=guest_pass | tail -n 1)
+	check "$1-runs-on" "VMM stopped by SIGTERM (rc $vmm_rc), its guest's checksums intact (${errors:-no pass} errors)" \
+		test "$vmm_rc" -eq 0 -a "${errors:-1}" -eq 0
+}
+
 # behaviour ROW KEY=VALUE... : one measured row of docs/host-behaviour.md
 behaviour() {
 	row=$1

@@ -53,12 +53,7 @@ for on in 0 1; do
 	check $c-mf "memory_failure(): huge page recovered (got $mf)" test "$mf" = huge_page:Recovered
 	check $c-dissolved "the poisoned huge page left the pool: HugePages_Total $total0 -> $total1" \
 		test "$total1" -eq $((total0 - 1))
-	wait_pass $c.log $(($(last_pass $c.log) + 2))
-	stop_vmm $c.log
-	hc1=$(hardware_corrupted_kb)
-	errors=$(json-field $c.log errors event=guest_pass | tail -n 1)
-	check $c-runs-on "VMM stopped by SIGTERM (rc $vmm_rc), its guest's checksums intact (${errors:-no pass} errors)" \
-		test "$vmm_rc" -eq 0 -a "${errors:-1}" -eq 0
+	guest_runs_on $c
 	expect_count $c-ao 1 $c.log '"si_code":"BUS_MCEERR_AO"' '"gpa":"0x400000"' '"lsb":21' \
 		'"pages":512' '"action":"inject"' '"mci_misc":"0x95"'
 	expect_count $c-retired 1 $c.log '"event":"guest_retired"' '"gpa":"0x400000"' '"pages":512'

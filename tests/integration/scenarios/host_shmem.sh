@@ -46,12 +46,7 @@ for mode in early late; do
 	rd=$(read_page $vmm_pid $gpa)
 	check $c-kept-in-file "the poisoned page stays in the file: read() of it fails with EIO (got $rd)" \
 		test "$rd" = Input/output_error
-	wait_pass $c.log $(($(last_pass $c.log) + 2))
-	stop_vmm $c.log
-	hc1=$(hardware_corrupted_kb)
-	errors=$(json-field $c.log errors event=guest_pass | tail -n 1)
-	check $c-runs-on "VMM stopped by SIGTERM (rc $vmm_rc), its guest's checksums intact (${errors:-no pass} errors)" \
-		test "$vmm_rc" -eq 0 -a "${errors:-1}" -eq 0
+	guest_runs_on $c
 	expect_count $c-signal 1 $c.log "\"si_code\":\"$sig\"" "\"gpa\":\"$gpa\"" '"lsb":12' '"pages":1' \
 		'"action":"inject"'
 	expect_count $c-retired 1 $c.log '"event":"guest_retired"' "\"gpa\":\"$gpa\"" '"pages":1' \
