@@ -24,6 +24,7 @@ static uint64_t eio_mask[SALVAGE_PAGES / 64];	/* subpages whose read() fails */
 static int all_eio, fail_poison;
 static unsigned int reads, poisoned;
 static uintptr_t poisoned_at[4];
+static uint64_t poisoned_gpa[4];	/* the GPA the marker was said to be for */
 
 static int bad_subpage(uint64_t i)
 {
@@ -57,7 +58,7 @@ static int mapped_exclusively(const void *page)
 	return n == 8 && (e >> 63 & 1) && (e >> 56 & 1);
 }
 
-static int fake_poison(void *page)
+static int fake_poison(void *page, uint64_t gpa)
 {
 	const uint8_t *b = page;
 	size_t i;
@@ -72,8 +73,10 @@ static int fake_poison(void *page)
 	for (i = 0; i < 4096; i++)
 		if (b[i])
 			return -1;
-	if (poisoned < 4)
+	if (poisoned < 4) {
 		poisoned_at[poisoned] = (uintptr_t)page;
+		poisoned_gpa[poisoned] = gpa;
+	}
 	poisoned++;
 	return 0;
 }
@@ -158,6 +161,9 @@ UNIT_TEST(hugetlb_salvage, "a lost huge page salvaged: 4 KiB lost, not 2 MiB")
 	/* the markers were made in the scratch, before the move: their AOs name it */
 	CHECK_EQ(hugetlb_salvage_marker_gpa(poisoned_at[0]), r.gpa + 3 * 4096);
 	CHECK_EQ(hugetlb_salvage_marker_gpa(poisoned_at[1] + 12), r.gpa + 500 * 4096);
+	/* the SIGBUS layer's marker names the page by the GPA it is moved to */
+	CHECK_EQ(poisoned_gpa[0], r.gpa + 3 * 4096);
+	CHECK_EQ(poisoned_gpa[1], r.gpa + 500 * 4096);
 	CHECK_EQ(hugetlb_salvage_marker_gpa((uintptr_t)s.hva), 0);
 
 	/* a second call (another vCPU's AR, the AO) gets the first one's result */

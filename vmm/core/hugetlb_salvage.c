@@ -23,9 +23,14 @@ static ssize_t read_page(int fd, void *buf, size_t len, off_t off)
 	return pread(fd, buf, len, off);
 }
 
-/* The kernel's poison marker on a page: CAP_SYS_ADMIN, CONFIG_MEMORY_FAILURE. */
-static int poison_page(void *page)
+/*
+ * The kernel's poison marker on a page: CAP_SYS_ADMIN, CONFIG_MEMORY_FAILURE.
+ * Right before 6.11 only; the VMM runs the SIGBUS layer's, which also
+ * expects the AR a newer kernel answers with.
+ */
+static int poison_page(void *page, uint64_t gpa)
 {
+	(void)gpa;
 	return madvise(page, 4096, MADV_HWPOISON);
 }
 
@@ -37,6 +42,11 @@ static unsigned int ndone;
 void hugetlb_salvage_set_ops(const struct salvage_ops *o)
 {
 	ops = *o;
+}
+
+void hugetlb_salvage_set_poison(int (*poison)(void *page, uint64_t gpa))
+{
+	ops.poison_page = poison;
 }
 
 int hugetlb_salvage_possible(const struct memslot *s)
@@ -156,7 +166,7 @@ static void salvage_one(const struct memslot *s, uint8_t *hva, off_t off,
 		 * poisoning that would hit every process on the machine.
 		 */
 		memset(page, 0, 4096);
-		if (ops.poison_page(page)) {
+		if (ops.poison_page(page, r->gpa + i * 4096ULL)) {
 			snprintf(r->why, sizeof(r->why), "madvise(MADV_HWPOISON) on the subpage at "
 				 "GPA %#llx: %s", (unsigned long long)(r->gpa + i * 4096ULL),
 				 strerror(errno));

@@ -65,9 +65,16 @@ struct salvage_result {
 struct salvage_ops {
 	/* pread(2): as the kernel's hugetlbfs read, up to the next bad subpage */
 	ssize_t (*read_page)(int fd, void *buf, size_t len, off_t off);
-	int (*poison_page)(void *page);
+	/* madvise(MADV_HWPOISON) of page, which will be guest RAM at gpa */
+	int (*poison_page)(void *page, uint64_t gpa);
 };
 void hugetlb_salvage_set_ops(const struct salvage_ops *ops);
+/*
+ * Only the marker: since Linux 6.11 MADV_HWPOISON answers its caller with
+ * an AR, which the SIGBUS layer (mce/sigbus.c) must be told to expect, so
+ * it installs its own poison_page; this core file cannot call up to it.
+ */
+void hugetlb_salvage_set_poison(int (*poison_page)(void *page, uint64_t gpa));
 
 /* Whether s's huge pages can be salvaged at all (a shared hugetlb memfd). */
 int hugetlb_salvage_possible(const struct memslot *s);

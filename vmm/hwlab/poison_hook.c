@@ -64,10 +64,8 @@ static int madvise_poison(const struct vmm_options *opt, void *hva)
 	struct sigbus_event ev[2];
 	int r, got, early = expect_early_kill(opt);
 
-	sigbus_madvise_begin((uintptr_t)hva);
-	r = madvise(hva, 4096, MADV_HWPOISON);
-	got = sigbus_madvise_end(ev);
-	/* the page, then another mapping of it (the monitor names a salvage's view) */
+	r = sigbus_madvise_hwpoison(hva, ev, &got);
+	/* the page, then another mapping of it, if the VMM had one */
 	if (got & 1)
 		madvise_ar_said(&ev[0], early);
 	if (got & 2)

@@ -5,6 +5,7 @@
 #include "mce/ao_ring.h"
 #include "clock.h"
 #include "core/guest_ram.h"
+#include "core/hugetlb_salvage.h"
 #include "core/report.h"
 #include "log.h"
 
@@ -13,7 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+
+#ifndef MADV_HWPOISON
+#define MADV_HWPOISON 100
+#endif
 
 static __thread struct sigbus_thread *this_thread;
 /*
@@ -205,8 +211,7 @@ static void on_sigbus(int sig, siginfo_t *si, void *uctx)
 		 * Not a consumption: since Linux 6.11 memory_failure() signals
 		 * the thread that called madvise(MADV_HWPOISON), from inside
 		 * the system call (no instruction faulted, returning is safe),
-		 * once for each of its mappings of the page (guest RAM, and a
-		 * hugetlb salvage's second view of the file).
+		 * once for each of its mappings of the page.
 		 */
 		int other = (ev.addr & ~0xfffUL) != madvise_page;
 
@@ -247,6 +252,43 @@ int sigbus_madvise_end(struct sigbus_event ev[2])
 	ev[0] = madvise_ev[0];
 	ev[1] = madvise_ev[1];
 	return got;
+}
+
+int sigbus_madvise_hwpoison(void *page, struct sigbus_event ev[2], int *got)
+{
+	int r, e;
+
+	sigbus_madvise_begin((uintptr_t)page);
+	r = madvise(page, 4096, MADV_HWPOISON);
+	e = errno;
+	*got = sigbus_madvise_end(ev);
+	errno = e;
+	return r;
+}
+
+/*
+ * A hugetlb salvage's poison marker (hugetlb_salvage.h), made in its scratch
+ * page before the move into guest RAM at gpa. Since 6.11 the kernel's AR
+ * for it reaches this thread inside the call, in the vCPU thread or the
+ * monitor, whichever salvages: not a consumption, said and ignored, as the
+ * AO an early-kill VMM got for it before 6.11 is (ao_dispatch.c).
+ */
+static int salvage_marker(void *page, uint64_t gpa)
+{
+	struct sigbus_event ev[2];
+	int r, got, e, i;
+
+	r = sigbus_madvise_hwpoison(page, ev, &got);
+	e = errno;
+	for (i = 0; i < 2; i++)
+		if (got & (1 << i))
+			report("sigbus", "\"si_code\":\"BUS_MCEERR_AR\",\"hva\":\"%#lx\",\"lsb\":%d,"
+			       "\"origin\":\"salvage_marker\",\"action\":\"ignore\",\"reason\":"
+			       "\"the poison marker a salvage made for GPA %#llx before moving it "
+			       "into guest RAM\"", (unsigned long)ev[i].addr, ev[i].lsb,
+			       (unsigned long long)gpa);
+	errno = e;
+	return r;
 }
 
 void sigbus_queue_ao(const struct sigbus_event *ev)
@@ -299,6 +341,7 @@ int sigbus_install(const struct memslot_table *mem)
 	struct sigaction sa;
 
 	guest_mem = mem;
+	hugetlb_salvage_set_poison(salvage_marker);
 	if (pipe2(ao_pipe, O_CLOEXEC | O_NONBLOCK))
 		return -1;
 	/*

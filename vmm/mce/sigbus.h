@@ -63,10 +63,15 @@ void sigbus_bind_thread(struct sigbus_thread *t);
  * nothing until an access. An AR in the window is kept, not taken for the
  * VMM consuming poison: end returns bit 0 with ev[0] if one named that
  * page, bit 1 with ev[1] if one named another mapping of it (the kernel
- * signals the caller once per mapping: a hugetlb salvage's second view).
+ * signals the caller once per mapping it has of the page).
  */
 void sigbus_madvise_begin(uintptr_t page);
 int sigbus_madvise_end(struct sigbus_event ev[2]);
+/*
+ * madvise(page, 4096, MADV_HWPOISON) between begin and end: returns
+ * madvise's result (errno as it left it) and *got as end's.
+ */
+int sigbus_madvise_hwpoison(void *page, struct sigbus_event ev[2], int *got);
 /* Hand the monitor ev as the AO the kernel would have sent an early-kill thread. */
 void sigbus_queue_ao(const struct sigbus_event *ev);
 
