@@ -4,7 +4,9 @@
  * file whose 2 MiB page has one poisoned subpage, as hwlab-vmm's salvage
  * reads its guest RAM (kernel series 8/10-10/10, 38c1ddbde6c6 upstream).
  * A memfd of one huge page, mapped shared and filled with a pattern; one
- * subpage poisoned with MADV_HWPOISON (late kill: no signal); then read():
+ * subpage poisoned with MADV_HWPOISON (late kill: no signal before v6.11;
+ * since, the caller's BUS_MCEERR_AR from inside madvise(), naming the page
+ * with lsb 21: argument "madvise" says the host does that); then read():
  *   - each other subpage on its own: 4096 bytes, its pattern;
  *   - the poisoned one: EIO;
  *   - from the start: the bytes before the poisoned subpage, then stop;
@@ -17,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,15 +36,30 @@
 #define PAGE	4096UL
 #define BAD	300UL
 
+/* the SIGBUS madvise() brought, if it did (a system call returns: no jump needed) */
+static volatile sig_atomic_t got_code, got_lsb;
+static void *volatile got_addr;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	got_code = si->si_code;
+	got_addr = si->si_addr;
+	got_lsb = si->si_addr_lsb;
+}
+
 static int pattern(unsigned long i)
 {
 	return (int)(1 + i % 251);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static unsigned char buf[HUGE];
 	unsigned long i, good = 0, first_bad = 0, nbad = 0;
+	int signals = argc > 1 && !strcmp(argv[1], "madvise");
+	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO };
 	int fd;
 	ssize_t n;
 	char *p;
@@ -51,7 +69,14 @@ int main(void)
 		fprintf(stderr, "hugetlb_read: poisons a page: it runs only in the outer VM\n");
 		return 2;
 	}
+	if (argc > 1 && !signals && strcmp(argv[1], "access")) {
+		fprintf(stderr, "usage: %s [madvise|access] (where this host's first SIGBUS comes from)\n",
+			argv[0]);
+		return 2;
+	}
 	prctl(PR_MCE_KILL, PR_MCE_KILL_SET, PR_MCE_KILL_LATE, 0, 0);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
 	fd = memfd_create("hugetlb-read", MFD_CLOEXEC | MFD_HUGETLB | MFD_HUGE_2MB);
 	if (fd < 0 || ftruncate(fd, HUGE)) {
 		check(0, "hugetlb-read-setup", "a 2 MiB hugetlb memfd: %s (free huge pages?)",
@@ -69,6 +94,14 @@ int main(void)
 		check(0, "hugetlb-read-poison", "madvise(MADV_HWPOISON): %s", strerror(errno));
 		return failures;
 	}
+	if (signals)
+		check(got_code == BUS_MCEERR_AR && got_addr == p + BAD * PAGE && got_lsb == 21,
+		      "hugetlb-read-madvise-ar", "madvise() answered with BUS_MCEERR_AR for the "
+		      "page, lsb 21 (got code %d, %s address, lsb %d)", (int)got_code,
+		      got_addr == p + BAD * PAGE ? "its" : "another", (int)got_lsb);
+	else
+		check(!got_code, "hugetlb-read-madvise-quiet", "late kill: no SIGBUS until an access "
+		      "(got code %d)", (int)got_code);
 	for (i = 0; i < HUGE / PAGE; i++) {
 		errno = 0;
 		n = pread(fd, buf, PAGE, (off_t)(i * PAGE));
