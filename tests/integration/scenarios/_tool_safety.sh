@@ -128,3 +128,30 @@ vmm_with_pid() {
 	echo "$pid_max" >/proc/sys/kernel/pid_max
 	wait_ready "$vp_log" "$b"
 }
+# thp_madvise, thp_restore: THP as our kernels set it (madvise) for a run,
+# and back. In the outer VM only, never the host's setting: there, guest
+# RAM comes in 4 KiB pages, so a page the guest never touched stays absent
+# and khugepaged collapses nothing around it meanwhile. With THP "always"
+# (Debian's stock kernels) every 2 MiB the guest touches is present whole.
+THP=/sys/kernel/mm/transparent_hugepage/enabled
+thp_was=
+thp_madvise() {
+	[ "$VMM" = hwlab-vmm ] && [ -w "$THP" ] || return 0
+	thp_was=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$THP")
+	echo madvise >"$THP"
+}
+thp_restore() { [ -z "$thp_was" ] || echo "$thp_was" >"$THP"; }
+# first_absent_gpa PID HVA0: the first 2 MiB-aligned GPA of the 16 MiB guest
+# whose page pagemap says is not present (nothing if none). Since 6.7
+# (efa7df3e3bb5, "mm: align larger anonymous mappings on THP boundaries")
+# guest RAM is THP-aligned: under THP "always" on sid all 8 of the guest's
+# 2 MiB were present, GPA 0 and 0xc00000 among them.
+first_absent_gpa() {
+	local gpa
+	for gpa in $(seq 0 $((2 << 20)) $(((16 << 20) - 1))); do
+		if "$PAGEMAP_PFN" "$1" $(($2 + gpa)) 2>&1 | grep -q 'not present'; then
+			printf '%#x\n' "$gpa"
+			return
+		fi
+	done
+}
