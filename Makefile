@@ -15,7 +15,7 @@
 #   make host-kernel HOST=sid  another outer kernel: 6.1, 6.12, 7.2 (ours), bookworm, trixie, sid (stock)
 #   make cell HOST=sid CASE=late_kill  one cell of the host matrix, into build/cells/HOST/CASE.json
 #   make host-matrix  every case on every host kernel (HOSTS=, CASES= narrow it), merged into one table
-#   make upstream-selftests  upstream's own mm selftests (6.1, 6.12, 7.2 trees) on the outer kernel
+#   make upstream-selftests  upstream's own mm (6.1, 6.12, 7.2) and KVM (6.12, 7.2) selftests on the outer kernel
 CC      ?= gcc
 BUILD   := build
 CFLAGS  := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iinclude -Ivmm
@@ -266,10 +266,23 @@ $(BUILD)/selftests/.changed: FORCE
 	done; \
 	[ -f $@ ] && [ -z "$$(find $(BUILD)/selftests -name key -newer $@)" ] || touch $@
 
+# KVM's selftests (the two of our kvm series and upstream's on our ground,
+# scripts/kvm-selftests.sh) of each patched base whose tree was built here
+# (make host-kernel HOST=6.12|7.2 leaves $(BUILD)/hosts/BASE/kernel.tree);
+# the same programs run on that base's stock kernel, where ours must fail.
+KVM_SELFTEST_BASES ?= 6.12 7.2
+$(BUILD)/kvm-selftests/.changed: FORCE
+	@mkdir -p $(@D)
+	@for b in $(KVM_SELFTEST_BASES); do \
+		[ -f $(BUILD)/hosts/$$b/kernel.tree ] || { echo "kvm-selftests: $$b: no patched tree built (make host-kernel HOST=$$b)"; continue; }; \
+		scripts/kvm-selftests.sh build $$b $(BUILD)/kvm-selftests/$$b || exit 1; \
+	done; \
+	[ -f $@ ] && [ -z "$$(find $(BUILD)/kvm-selftests -name key -newer $@)" ] || touch $@
+
 $(BUILD)/initramfs-upstream.cpio.gz: $(BUILD)/initramfs.cpio.gz $(BUILD)/selftests/.changed \
-		tests/upstream/mm.known
-	UPSTREAM_SELFTESTS=$(BUILD)/selftests outer-qemu/mkinitramfs.sh $@ $(BUILD)/outer-bin \
-		tests/integration/scenarios
+		$(BUILD)/kvm-selftests/.changed tests/upstream/mm.known
+	UPSTREAM_SELFTESTS=$(BUILD)/selftests UPSTREAM_KVM_SELFTESTS=$(BUILD)/kvm-selftests \
+		outer-qemu/mkinitramfs.sh $@ $(BUILD)/outer-bin tests/integration/scenarios
 
 FORCE:
 
@@ -444,14 +457,19 @@ CELLS_DIR ?= $(BUILD)/cells
 CELL_FILES := $(foreach h,$(HOSTS),$(foreach c,$(CASES),$(CELLS_DIR)/$(h)/$(c).json))
 CASE ?= smoke
 
+# (a case of the upstream image needs it built; the host kernel first: the
+# KVM selftests come from the patched tree it leaves)
+UPSTREAM_IMAGE = $(if $(filter upstream_%,$(1)),$(BUILD)/initramfs-upstream.cpio.gz)
 cell: all initramfs
 	scripts/host-kernel.sh $(HOST) $(BUILD)/hosts/$(HOST)
+	$(if $(call UPSTREAM_IMAGE,$(CASE)),$(MAKE) $(call UPSTREAM_IMAGE,$(CASE)))
 	tests/matrix/cell.py $(HOST) $(CASE) --out $(CELLS_DIR)
 
 # (the host kernels first, one at a time: two cells of one host must not
 # both build it)
 host-matrix: all initramfs
 	for h in $(HOSTS); do scripts/host-kernel.sh $$h $(BUILD)/hosts/$$h || exit 1; done
+	$(if $(call UPSTREAM_IMAGE,$(CASES)),$(MAKE) $(call UPSTREAM_IMAGE,$(CASES)))
 	$(MAKE) -k host-matrix-cells; rc=$$?; \
 	tests/matrix/merge.py --times $(CELLS_DIR) >$(BUILD)/host-matrix.md && cat $(BUILD)/host-matrix.md; \
 	exit $$rc
@@ -466,12 +484,14 @@ matrix-shard-check: all initramfs
 $(CELLS_DIR)/%.json: FORCE
 	tests/matrix/cell.py $(subst /, ,$*) --out $(CELLS_DIR)
 
-# The upstream_mm scenario (group upstream, not in make test) on the current
-# outer kernel (HWLAB_KERNEL, default build/bzImage): every test of its base
-# a check, the summary its HWLAB-UPSTREAM line.
+# The upstream_mm and upstream_kvm scenarios (group upstream, not in make
+# test) on the current outer kernel (HWLAB_KERNEL, default build/bzImage;
+# HWLAB_HOST=... for another host): every test of its base a check, the
+# summaries their HWLAB-UPSTREAM lines. (upstream_kvm has tests for the
+# 6.12 and 7.2 bases only; make cell HOST=... CASE=upstream_kvm.)
 upstream-selftests: all kernel $(BUILD)/initramfs-upstream.cpio.gz
-	HWLAB_HOST_CHECKS=0 tests/run.sh upstream_mm; rc=$$?; \
-	grep -a '^HWLAB-UPSTREAM' $(BUILD)/logs/upstream_mm.log; exit $$rc
+	HWLAB_HOST_CHECKS=0 tests/run.sh upstream_mm upstream_kvm; rc=$$?; \
+	grep -a '^HWLAB-UPSTREAM' $(BUILD)/logs/upstream_mm.log $(BUILD)/logs/upstream_kvm.log; exit $$rc
 
 deps:
 	scripts/install-deps.sh

@@ -42,6 +42,11 @@
 # /hwlab/data/selftests/BASE/ with tests/upstream/mm.known beside them: the
 # upstream_mm scenario's image only (make upstream-selftests).
 #
+# UPSTREAM_KVM_SELFTESTS (env): a directory of KVM selftests, one
+# subdirectory per patched base (scripts/kvm-selftests.sh build BASE
+# DIR/BASE), packed as /hwlab/data/kvm-selftests/BASE/: the upstream_kvm
+# scenario's, in the same image.
+#
 # LIBVIRT_TOOL (env, with QEMU_BUNDLE): hwpoison-guest built with libvirt,
 # packed over the static one with its libraries, and what libvirt's
 # embedded QEMU driver needs to run there: the driver module, its CPU map,
@@ -55,6 +60,7 @@ libvirt_tool=${LIBVIRT_TOOL:-}
 stock_kernels=${STOCK_KERNELS:-}
 peers=${PEERS:-}
 upstream_selftests=${UPSTREAM_SELFTESTS:-}
+upstream_kvm=${UPSTREAM_KVM_SELFTESTS:-}
 here=$(cd "$(dirname "$0")" && pwd)
 check_lib=$here/../tests/lib/check.sh
 busybox=${BUSYBOX:-/bin/busybox}
@@ -137,6 +143,13 @@ if [ -n "$upstream_selftests" ]; then
 		[ -f "$d/list" ] && cp -r "${d%/}" "$root/hwlab/data/selftests/"
 	done
 	cp "$here/../tests/upstream/mm.known" "$root/hwlab/data/selftests/mm.known"
+fi
+if [ -n "$upstream_kvm" ]; then
+	[ -d "$upstream_kvm" ] || die "no KVM selftest directory $upstream_kvm (scripts/kvm-selftests.sh build)"
+	mkdir -p "$root/hwlab/data/kvm-selftests"
+	for d in "$upstream_kvm"/*/; do
+		ls "$d"*_test >/dev/null 2>&1 && cp -r "${d%/}" "$root/hwlab/data/kvm-selftests/"
+	done
 fi
 if [ -n "$libvirt_tool" ]; then
 	[ -x "$libvirt_tool" ] || die "no libvirt build of hwpoison-guest at $libvirt_tool (make)"

@@ -9,7 +9,8 @@
 #       Build them from KERNEL_TREE (default: the tree in
 #       build/hosts/BASE/kernel.tree, as make host-kernel HOST=BASE leaves
 #       it; kernel/build.sh writes OUTPUT/kernel.tree) into OUTDIR/, one
-#       binary per test. They are built from a copy of the tree's committed
+#       binary per test, with OUTDIR/key and OUTDIR/source (what they were
+#       built from). They are built from a copy of the tree's committed
 #       source (git archive HEAD: tools/, the uapi headers and what
 #       make headers needs), never in the tree itself, and cached in
 #       $HWLAB_CACHE/kvm-selftests-BASE-KEY/, KEY a hash of the tree's HEAD
@@ -66,8 +67,12 @@ build() {
 		(
 			cd "$work"
 			nice make -s ARCH=x86_64 headers
+			# OUTPUT named: lib.mk sets it only at MAKELEVEL 0, and
+			# under our Makefile the tests' paths would lose their
+			# directory and each fall to make's builtin rule, unlinked
 			for t in $(tests "$kbase"); do
 				nice make -s -C tools/testing/selftests/kvm ARCH=x86_64 \
+					OUTPUT="$work/tools/testing/selftests/kvm" \
 					-j"${JOBS:-2}" LDFLAGS=-static "$work/tools/testing/selftests/kvm/$t"
 				cp "tools/testing/selftests/kvm/$t" "$dir/bin/"
 			done
@@ -78,8 +83,17 @@ build() {
 		ls -dt "$cache/kvm-selftests-$kbase"-???????????????? | tail -n +3 |
 			while read -r old; do rm -rf "$old" "$old.lock"; done
 	fi
-	mkdir -p "$out"
-	cp -f "$dir"/bin/* "$out/"
+	# OUTDIR/key changes only with the build (make's .changed looks at it)
+	if [ "$(cat "$out/key" 2>/dev/null)" != "$key" ]; then
+		# (only what an earlier build put there: OUTDIR is the caller's)
+		mkdir -p "$out"
+		rm -f "$out"/*_test "$out/key" "$out/source"
+		cp "$dir"/bin/* "$out/"
+		# what they were built from: the tree's root commit subject and HEAD
+		echo "$(git -C "$tree" log -1 --format=%s "$(git -C "$tree" rev-list --max-parents=0 HEAD)")" \
+			"+ series at $(git -C "$tree" rev-parse --short=12 HEAD)" >"$out/source"
+		echo "$key" >"$out/key"
+	fi
 	echo "kvm-selftests: $(ls "$dir/bin" | wc -l) tests in $out (cached in $dir)"
 }
 
