@@ -73,13 +73,16 @@ def commit():
 
 
 def parse_log(path):
-    checks, kernel, host_line, rc = [], None, None, None
+    checks, kernel, host_line, rc, compare = [], None, None, None, []
     with open(path, errors="replace") as f:
         for line in f:
             line = line.rstrip("\n")
             m = CHECK.match(line)
             if m:
                 checks.append({"status": m.group(1), "name": m.group(2), "text": m.group(3)})
+            elif line.startswith("HWLAB-MEASURE compare "):
+                # the side-by-side's outcome per guest, VMM and event (merge.py's VMM table)
+                compare.append(line[len("HWLAB-MEASURE compare "):])
             elif line.startswith("HWLAB-BEGIN "):
                 m = re.search(r"kernel=(\S+)", line)
                 kernel = m.group(1) if m else None
@@ -88,7 +91,7 @@ def parse_log(path):
             elif line.startswith("HWLAB-EXIT "):
                 m = re.search(r"rc=(\d+)", line)
                 rc = int(m.group(1)) if m else None
-    return checks, kernel, host_line, rc
+    return checks, kernel, host_line, rc, compare
 
 
 def main(argv):
@@ -122,7 +125,8 @@ def main(argv):
     t0 = time.monotonic()
     boot = subprocess.run([os.path.join(ROOT, "outer-qemu", "boot.sh"), row["scenario"], log], env=env)
     seconds = round(time.monotonic() - t0, 1)
-    checks, kernel, host_line, exit_rc = parse_log(log) if os.path.exists(log) else ([], None, None, None)
+    checks, kernel, host_line, exit_rc, compare = (parse_log(log) if os.path.exists(log)
+                                                   else ([], None, None, None, []))
     counts = {s: sum(1 for c in checks if c["status"] == s) for s in ("PASS", "FAIL", "SKIP")}
     with open(log, "rb") as f:
         log_sha = hashlib.sha256(f.read()).hexdigest()
@@ -148,6 +152,7 @@ def main(argv):
         "failed": counts["FAIL"],
         "skipped": counts["SKIP"],
         "checks": checks,
+        "compare": compare,
         "log": os.path.relpath(log, ROOT),
         "log_sha256": log_sha,
         "commit": commit(),

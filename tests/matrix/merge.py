@@ -9,8 +9,11 @@ job one or more cells) and prints markdown: the hosts with the kernel each
 cell ran, then one row per case (tests/matrix/host-matrix.table's order),
 one column per host (stock beside ours: bookworm, 6.1, trixie, 6.12, sid,
 7.2), each cell "pass N/S" (N checks passed, S skipped) or "FAIL N/F/S"
-or "-" (not run); then each skip reason that names a missing host feature,
-once per case. The output depends only on the result files' checks and
+or "-" (not run); then, from the side-by-side cases (the compare
+scenario's "HWLAB-MEASURE compare" lines, kept in the result files), one
+row per event, guest and VMM (hwlab-vmm, QEMU 11.1, 10.0, 7.2): whether the
+guest lived on each host; then each skip reason that names a missing host
+feature, once per case. The output depends only on the result files' checks and
 versions, never on when or where a cell ran (--times adds a table of the
 cells' run times, which does), so that shards merged in any order make the
 same tables. Two files for one cell: an error. Exit 1 when no result file
@@ -31,6 +34,39 @@ LACKS = re.compile(r"lacks (\S+) \((.*)\)$")
 def table_cases():
     """(case, vmm, guest) of each row, in the table's order (cell.py reads it)."""
     return [(r["case"], r["vmm"], r["guest"]) for r in cell.table_rows().values()]
+
+
+def outcome(m):
+    """One compare line's outcome, short: lived|died (what the inner kernel did, the SIGBUS its process got), or no boot."""
+    if "noboot" in m:
+        return "no boot (" + m["noboot"].replace("_", " ") + ")"
+    inner = m.get("inner", "?").replace("_", " ")
+    sig = m.get("sigbus", "-").replace("BUS_MCEERR_", "")
+    return f"{'lived' if m.get('survived') == 'yes' else '**died**'} ({inner}, {sig})"
+
+
+def vmm_table(cells, hosts):
+    """host x case x VMM: the compare scenario's outcome lines (the matrix's side-by-side cases)."""
+    rows = {}
+    for (h, case), r in cells.items():
+        for line in r.get("compare", []):
+            m = dict(kv.split("=", 1) for kv in re.findall(r"(\w+=(?:[^ =]|(?: (?!\w+=)))*)", line))
+            if "vmm" not in m or "case" not in m or m.get("backing") or "guest" not in m:
+                continue
+            key = (case, m["case"], m["guest"], m["vmm"])
+            rows.setdefault(key, {}).setdefault(h, []).append(outcome(m))
+    if not rows:
+        return []
+    out = ["", "## The same poison under each VMM", "",
+           "From the side-by-side cases (the `compare` scenario: hwlab-vmm and each QEMU driven by its "
+           "own suite's libvirt, the same page poisoned from the outer debugfs): per guest and VMM, "
+           "whether the guest lived, what its kernel did and the SIGBUS its process got.", "",
+           "| matrix case | event | guest | VMM | " + " | ".join(hosts) + " |",
+           "|---|---|---|---|" + "---|" * len(hosts)]
+    for key in sorted(rows):
+        cols = ["; ".join(rows[key][h]) if h in rows[key] else "-" for h in hosts]
+        out.append("| " + " | ".join(key) + " | " + " | ".join(cols) + " |")
+    return out
 
 
 def main(argv):
@@ -94,6 +130,7 @@ def main(argv):
                     reasons.setdefault(case, set()).add(f"{m.group(1)} ({m.group(2)})")
         if any(x != "-" for x in row):
             out.append(f"| {case} | {vmm} | {guest} | " + " | ".join(row) + " |")
+    out += vmm_table(cells, hosts)
     if reasons:
         out += ["", "## Skipped for a missing host feature", ""]
         for case in (c[0] for c in table_cases()):
