@@ -32,6 +32,29 @@ for on in 0 1; do
 	# the pool made after the setting: its pages are optimized (or not)
 	echo 0 >/proc/sys/vm/nr_hugepages
 	echo 16 >/proc/sys/vm/nr_hugepages
+	# Before any poison: give one huge page back (its vmemmap restored,
+	# then freed to the buddy allocator), as memory_failure() will
+	# dissolve the poisoned one. A host whose HVO restore is broken shows
+	# it here, with no memory failure involved: Debian's 6.12.118 carries
+	# c7bde43f6daf ("mm/hugetlb_vmemmap: fix incorrect vmemmap restore in
+	# rollback", which copies what each tail PTE maps) without the later
+	# vmemmap_get_tail() it relies on, so every restored vmemmap page is a
+	# copy of the head's struct pages, and freeing the page reports "Bad
+	# page state" (6 per copy, 7 copies: 42). Such a host's poison case
+	# below is then held to what it does (Failed, those reports), named.
+	restore_bad=0
+	if [ $on = 1 ]; then
+		kmsg_mark $c-restore
+		echo 15 >/proc/sys/vm/nr_hugepages
+		restore_bad=$(kernel_since $c-restore | grep -c 'BUG: Bad page state' || true)
+		echo 16 >/proc/sys/vm/nr_hugepages
+		behaviour hvo-restore bad_page_reports=$restore_bad
+		if [ "$restore_bad" -gt 0 ]; then
+			echo "  $c: giving one HVO page back: $restore_bad 'Bad page state' reports, no poison involved:"
+			kernel_since $c-restore | grep -A3 'BUG: Bad page state' | grep 'page dumped because\|BUG:' |
+				sort | uniq -c | sed 's/^/  | /' | head -n 8
+		fi
+	fi
 	total0=$(hugepages Total)
 	hc0=$(hardware_corrupted_kb)
 	taint0=$(cat /proc/sys/kernel/tainted)
@@ -48,9 +71,21 @@ for on in 0 1; do
 	wait_for $c.log '"event":"guest_retired"'
 	mf=$(mf_result $c "${pfn:-none}")
 	total1=$(hugepages Total)
-	expect_count $c-injector 1 $c.log '"event":"poison_hook"' "\"gpa\":\"$gpa\"" '"ok":true'
+	if [ "$restore_bad" -gt 0 ]; then
+		# memory_failure()'s MF_FAILED is -EBUSY, the write's error
+		expect_count $c-injector 1 $c.log '"event":"poison_hook"' "\"gpa\":\"$gpa\"" '"ok":false' \
+			'Device or resource busy'
+	else
+		expect_count $c-injector 1 $c.log '"event":"poison_hook"' "\"gpa\":\"$gpa\"" '"ok":true'
+	fi
 	inj=$([ "$(count_lines $c.log '"event":"poison_hook"' '"ok":true')" = 1 ] && echo ok || echo failed)
-	check $c-mf "memory_failure(): huge page recovered (got $mf)" test "$mf" = huge_page:Recovered
+	if [ "$restore_bad" -gt 0 ]; then
+		# the dissolve's free finds the same corrupted struct pages
+		check $c-mf "memory_failure(): huge page Failed, as this host's broken HVO restore makes it (got $mf)" \
+			test "$mf" = huge_page:Failed
+	else
+		check $c-mf "memory_failure(): huge page recovered (got $mf)" test "$mf" = huge_page:Recovered
+	fi
 	check $c-dissolved "the poisoned huge page left the pool: HugePages_Total $total0 -> $total1" \
 		test "$total1" -eq $((total0 - 1))
 	guest_runs_on $c
@@ -64,8 +99,14 @@ for on in 0 1; do
 	bad=$(kernel_since $c | grep -c 'Bad page\|BUG\|WARNING' || true)
 	taint1=$(cat /proc/sys/kernel/tainted)
 	new_taint=$(((taint1 & ~taint0) & (1 << 5 | 1 << 9)))
-	check $c-quiet "no 'Bad page', BUG or WARNING since the poison (got $bad lines; taint $taint0 -> $taint1)" \
-		test "$bad" -eq 0 -a "$new_taint" -eq 0
+	if [ "$restore_bad" -gt 0 ]; then
+		dissolve_bad=$(kernel_since $c | grep -c 'BUG: Bad page state' || true)
+		check $c-restore-bug "the host's HVO restore bug, not memory_failure()'s: $restore_bad 'Bad page state' reports from giving a clean page back, $dissolve_bad from the poisoned one's dissolve" \
+			test "$dissolve_bad" -gt 0
+	else
+		check $c-quiet "no 'Bad page', BUG or WARNING since the poison (got $bad lines; taint $taint0 -> $taint1)" \
+			test "$bad" -eq 0 -a "$new_taint" -eq 0
+	fi
 	behaviour hvo-$([ $on = 1 ] && echo on || echo off) injector=$inj mf=$mf \
 		signal=$(json-field $c.log si_code event=sigbus 2>/dev/null | head -n 1 | grep . || echo none) \
 		lsb=$(json-field $c.log lsb event=sigbus 2>/dev/null | head -n 1 | grep . || echo -) \
