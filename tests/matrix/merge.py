@@ -50,7 +50,11 @@ def vmm_table(cells, hosts):
     rows = {}
     for (h, case), r in cells.items():
         for line in r.get("compare", []):
+            # noboot= is the last field and quotes a panic line, which may hold "=" itself
+            line, _, noboot = line.partition(" noboot=")
             m = dict(kv.split("=", 1) for kv in re.findall(r"(\w+=(?:[^ =]|(?: (?!\w+=)))*)", line))
+            if noboot:
+                m["noboot"] = noboot
             if "vmm" not in m or "case" not in m or m.get("backing") or "guest" not in m:
                 continue
             key = (case, m["case"], m["guest"], m["vmm"])

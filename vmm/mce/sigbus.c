@@ -341,7 +341,6 @@ int sigbus_install(const struct memslot_table *mem)
 	struct sigaction sa;
 
 	guest_mem = mem;
-	hugetlb_salvage_set_poison(salvage_marker);
 	if (pipe2(ao_pipe, O_CLOEXEC | O_NONBLOCK))
 		return -1;
 	/*
@@ -362,6 +361,8 @@ int sigbus_install(const struct memslot_table *mem)
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIG_VCPU_KICK, &sa, NULL))
 		return -1;
+	/* the handler knows the salvage's markers now: let it make them */
+	hugetlb_salvage_set_poison(salvage_marker);
 	return ao_pipe[0];
 }
 

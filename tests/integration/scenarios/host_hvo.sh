@@ -103,6 +103,10 @@ for on in 0 1; do
 		dissolve_bad=$(kernel_since $c | grep -c 'BUG: Bad page state' || true)
 		check $c-restore-bug "the host's HVO restore bug, not memory_failure()'s: $restore_bad 'Bad page state' reports from giving a clean page back, $dissolve_bad from the poisoned one's dissolve" \
 			test "$dissolve_bad" -gt 0
+		# and nothing else: no other BUG or WARNING, no new W taint
+		other=$(kernel_since $c | grep 'BUG\|WARNING' | grep -vc 'BUG: Bad page state' || true)
+		check $c-quiet-otherwise "no BUG or WARNING but the bad-page reports (got $other; taint $taint0 -> $taint1)" \
+			test "$other" -eq 0 -a $(((taint1 & ~taint0) & (1 << 9))) -eq 0
 	else
 		check $c-quiet "no 'Bad page', BUG or WARNING since the poison (got $bad lines; taint $taint0 -> $taint1)" \
 			test "$bad" -eq 0 -a "$new_taint" -eq 0
