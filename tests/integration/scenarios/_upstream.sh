@@ -114,7 +114,15 @@ setup_needs() {
 					echo "  upstream: no swap on /dev/ram1"
 			fi
 			;;
-		hwpoison) ;;
+		hwpoison)
+			# a test may leave the memory-failure sysctls as it set them
+			# (7.2's hugetlb-soft-offline ends with enable_soft_offline 0,
+			# and memory-failure's soft-offline cases, run after it, then
+			# failed): each is put back after the test, whatever it did
+			for f in enable_soft_offline memory_failure_early_kill memory_failure_recovery; do
+				[ -w /proc/sys/vm/$f ] && set_sysctl /proc/sys/vm/$f "$(cat /proc/sys/vm/$f)"
+			done
+			;;
 		*)
 			setup_why="unknown need '$n' in tests/upstream/mm.list"
 			return 1
