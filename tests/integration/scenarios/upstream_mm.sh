@@ -84,6 +84,9 @@ run_row() {
 	# on hugetlb) must not look like a frozen VM to boot.sh's watchdog
 	(while sleep 60; do echo "  upstream: $id still running"; done) &
 	heartbeat=$!
+	# the program also in the directory it runs in: some exec themselves
+	# as ./NAME (ksm_functional_tests' fork-exec cases: "Binary not found")
+	ln -sf "$set_dir/$1" "$run_dir/$1"
 	(cd "$run_dir" && if [ -n "$run_as" ]; then
 		timeout "$limit" $run_as "$set_dir/$*"
 	else
@@ -95,6 +98,7 @@ run_row() {
 	kill $heartbeat
 	secs=$(($(date +%s) - t0))
 	rm -rf "${work:?}/huge/"*
+	rm -f "$run_dir/${1%% *}"
 	undo_setup
 	# what the next test starts from: the page cache dropped, memory compacted
 	echo 3 >/proc/sys/vm/drop_caches
