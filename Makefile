@@ -37,7 +37,7 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 OUTER_BINS := $(BUILD)/hwlab-vmm $(BUILD)/madvise_sigbus $(BUILD)/hugetlb_read $(BUILD)/page_states \
 	$(BUILD)/static/hwpoison-guest $(BUILD)/uffd_poison \
 	$(BUILD)/corrupt_va_probe $(BUILD)/thread_stop $(BUILD)/hwlab-stamp \
-	$(BUILD)/json-field $(BUILD)/pagemap-pfn
+	$(BUILD)/json-field $(BUILD)/pagemap-pfn $(BUILD)/kvm_hold
 SCENARIOS := $(wildcard tests/integration/scenarios/*.sh)
 OBJ := $(BUILD)/obj
 # Sanitizer flags for compiling and linking; set by the asan and fuzz targets,
@@ -53,7 +53,7 @@ all: $(BUILD)/hwlab-vmm $(BUILD)/guest.elf $(BUILD)/inner-initramfs.cpio.gz \
 	$(BUILD)/unit-tests $(BUILD)/madvise_sigbus $(BUILD)/hugetlb_read $(BUILD)/uffd_poison \
 	$(BUILD)/page_states $(BUILD)/hwpoison-guest $(BUILD)/static/hwpoison-guest \
 	$(BUILD)/corrupt_va_probe $(BUILD)/thread_stop $(BUILD)/hwlab-stamp \
-	$(BUILD)/json-field $(BUILD)/pagemap-pfn
+	$(BUILD)/json-field $(BUILD)/pagemap-pfn $(BUILD)/kvm_hold
 
 $(BUILD):
 	mkdir -p $@
@@ -132,6 +132,10 @@ $(BUILD)/corrupt_va_probe: tests/integration/corrupt_va_probe.c tests/integratio
 
 # Holds a vCPU thread in a ptrace stop: a vCPU that never stops (vmm_basic).
 $(BUILD)/thread_stop: tests/integration/thread_stop.c | $(BUILD)
+	$(CC) $(CFLAGS) -static -o $@ $<
+
+# One empty VM the outer VM's /init keeps for the whole boot (kvm_hold.c).
+$(BUILD)/kvm_hold: outer-qemu/kvm_hold.c | $(BUILD)
 	$(CC) $(CFLAGS) -static -o $@ $<
 
 # Puts a page into each state memory_failure() handles and poisons it (in

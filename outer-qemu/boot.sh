@@ -41,18 +41,13 @@ case $host in 6.1 | 6.12 | 7.2 | bookworm | trixie | sid) ;;
 *) die "HWLAB_HOST must be 6.1, 6.12, 7.2, bookworm, trixie or sid, not '$host'" ;;
 esac
 host_dir=$here/build/hosts/$host
-# Debian sid's stock 7.2.13 panicked under multi-threaded TCG in 3 of about
-# 25 boots with "Oops: int3" at __schedule+0x38f, on both vCPUs, after its
-# preempt-notifier static key was switched on by a VM's creation: the
-# patched bytes were in memory (the oops's code dump shows the jump), yet
-# the vCPUs still ran the text-poke breakpoint, as if a translation made
-# mid-patch outlived the last write. Even with one VM created once, at a
-# quiet moment, it happened. Our kernels and the other stock ones never
-# showed it. For sid, one thread runs both vCPUs (no vCPU translates while
-# another writes); HWLAB_TCG_OPTS set by the caller still wins.
-if [ "$host" = sid ] && [ -z "${HWLAB_TCG_OPTS+set}" ]; then
-	HWLAB_TCG_OPTS=,thread=single
-fi
+# Debian's stock 7.2.13 (sid) and 6.12.118 (trixie) panicked under
+# multi-threaded TCG ("Oops: int3" in __schedule: sid 3 of about 25 boots,
+# trixie once) when a KVM VM switched their preempt-notifier static key:
+# they boot on one CPU, /init holds a VM (outer-qemu/kvm_hold.c) and then
+# brings the second CPU up. (bookworm's and ours never showed it.)
+host_args=
+case $host in sid | trixie) host_args="maxcpus=1 hwlab.kvm_hold=1" ;; esac
 if [ -n "${HWLAB_HOST:-}" ]; then
 	kernel=${HWLAB_KERNEL:-$host_dir/bzImage}
 else
@@ -203,7 +198,7 @@ timeout --foreground -k 5 "$limit" "$qemu" -accel "tcg${HWLAB_TCG_OPTS:-}" -cpu 
 	-name hwlab-outer,debug-threads=on -nographic -no-reboot -nodefaults -serial stdio \
 	-monitor "unix:$monitor,server=on,wait=off" \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic $clock_args hwlab.scenario=$scenario hwlab.host=$host hwlab.host_features=${host_features:--}${append:+ $append} $factor_arg ${HWLAB_APPEND:-}" \
+	-append "console=ttyS0 panic=-1 oops=panic $clock_args hwlab.scenario=$scenario hwlab.host=$host hwlab.host_features=${host_features:--}${host_args:+ $host_args}${append:+ $append} $factor_arg ${HWLAB_APPEND:-}" \
 	</dev/null >"$log" 2>&1
 qrc=$?
 kill "$watcher" 2>/dev/null
