@@ -11,7 +11,7 @@
 #                           (kernel/build.sh, cached by hash)
 #   bookworm, trixie, sid   Debian's stock kernel of that suite as it ships
 #                           (linux-image + its modules: kvm, kvm-amd,
-#                           hwpoison_inject, msr, brd, ext4 and
+#                           hwpoison_inject, msr, brd, ext4, crc32c and
 #                           what they depend on), never installed here
 #                           (scripts/debian-suite.sh kernel, cached by version)
 # A stock kernel that cannot be had (no network) exits 3 with the reason.
@@ -24,8 +24,12 @@ die() { echo "host-kernel: error: $*" >&2; exit 1; }
 # the modules a stock outer kernel loads (outer-qemu/init: in this order,
 # each after what it depends on): KVM on the outer VM's AMD vCPU (kvm-intel
 # refuses it: EOPNOTSUPP), the injector, /dev/cpu/N/msr, the RAM disks and
-# ext2 of page_states (ext4's driver mounts ext2)
-stock_modules="kvm-amd hwpoison_inject msr brd ext4"
+# ext2 of page_states (ext4's driver mounts ext2; before 7.x it asks the
+# crypto API for crc32c at mount, which no .modinfo names: "EXT4-fs (ram0):
+# Cannot load crc32c driver" on bookworm and trixie, so crc32c_generic is
+# named here; 7.x has crc32c built in, and a module the package lacks is
+# left out)
+stock_modules="kvm-amd hwpoison_inject msr brd ext4 crc32c_generic"
 
 # upstream_has VERSION UPSTREAM : VERSION (6.12.118) is UPSTREAM (6.6) or later
 upstream_has() {

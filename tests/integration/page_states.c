@@ -281,6 +281,24 @@ static int debugfs_write(const char *file, unsigned long val)
 static int corrupt_pfn(unsigned long pfn) { return debugfs_write(DEBUGFS "corrupt-pfn", pfn); }
 static int unpoison_pfn(unsigned long pfn) { return debugfs_write(DEBUGFS "unpoison-pfn", pfn); }
 
+/*
+ * Poison the page at addr: madvise(MADV_HWPOISON), or, with
+ * HWLAB_PAGE_STATES_INJECT=corrupt-pfn, its pfn written to debugfs
+ * hwpoison/corrupt-pfn. Since v6.11 madvise() passes MF_ACTION_REQUIRED and
+ * signals its caller itself (an AR at the page, in either kill mode), so on
+ * such a host the cases' signals would show the injector, not the page
+ * state: there corrupt-pfn is memory_failure() as a patrol scrub calls it,
+ * as madvise() was before. Returns 0 or the errno.
+ */
+static int poison_at(void *addr)
+{
+	const char *how = getenv("HWLAB_PAGE_STATES_INJECT");
+
+	if (how && !strcmp(how, "corrupt-pfn"))
+		return corrupt_pfn(pfn_of(addr));
+	return madvise(addr, PG, MADV_HWPOISON) ? errno : 0;
+}
+
 /* the last pfn whose /proc/kpageflags has every bit of want */
 static unsigned long find_pfn(uint64_t want)
 {
@@ -458,8 +476,7 @@ static int mce_thread(const char *c, const char *mode)
 	if (read(ready_pipe[0], &b0, 1) != 1)
 		die("read ready");
 	pfn = pfn_of(p + POISON_OFF);
-	if (madvise(p + POISON_OFF, PG, MADV_HWPOISON))
-		poison = errno;
+	poison = poison_at(p + POISON_OFF);
 	/* the AO is queued before madvise() returns; wait for its handler, in
 	 * whichever thread runs it (bounded: no signal at all is a failure) */
 	pfd = (struct pollfd){ .fd = notify[0], .events = POLLIN };
@@ -587,8 +604,7 @@ static int unmap_fail(const char *c, const char *mode)
 		sc = into_swapcache(p + POISON_OFF, 0);
 		bufs = pin_by_vmsplice(p + POISON_OFF);
 		fprintf(out, "%#lx swapcache=%d refs=%d\n", pfn_of(p + POISON_OFF), sc, bufs);
-		if (madvise(p + POISON_OFF, PG, MADV_HWPOISON))
-			poison = errno;
+		poison = poison_at(p + POISON_OFF);
 		/* alive: no SIGKILL */
 		a = safe_intact(p, 0, len, 0);
 		b = got_sig;
@@ -661,8 +677,7 @@ static int ksm_case(const char *c, const char *mode)
 		usleep(20000);
 	}
 	add_extra("ksm=%d polls=%d", merged, polls);
-	if (madvise(p + POISON_OFF, PG, MADV_HWPOISON))
-		poison = errno;
+	poison = poison_at(p + POISON_OFF);
 	if (write(go[1], "g", 1) != 1)
 		die("write go");
 	waitpid(kid, &st, 0);
@@ -783,8 +798,7 @@ static int unpoison_hugefile(const char *c, const char *mode)
 	p = map_hugefile(path, HUGE, &fd);
 	fill(p, HUGE);
 	pfn = pfn_of(p);
-	if (madvise(p, PG, MADV_HWPOISON))
-		poison = errno;
+	poison = poison_at(p);
 	e = unpoison_pfn(pfn);
 	add_extra("busy=%s", errname(e));
 	munmap(p, HUGE);
@@ -996,8 +1010,7 @@ int main(int argc, char **argv)
 	}
 
 	pfn = pfn_of(p + poff);
-	if (madvise(p + poff, PG, MADV_HWPOISON))
-		poison = errno;
+	poison = poison_at(p + poff);
 	hwp = kbit(pfn, KPF_HWPOISON);
 
 	/* early kill: the AO came on the way out of madvise() */

@@ -13,6 +13,23 @@
 
 # ext2 on /dev/ram0 for page cache, swap on /dev/ram1, 8 hugetlb pages
 page_states_setup 8
+# Since v6.11 madvise(MADV_HWPOISON) signals its caller itself (an AR at the
+# page in either kill mode): there the helper poisons through corrupt-pfn,
+# memory_failure() without MF_ACTION_REQUIRED, as madvise() was before, so
+# each case's signal is the page state's, not the injector's
+if host_has madvise-hwpoison-ar; then
+	export HWLAB_PAGE_STATES_INJECT=corrupt-pfn
+	echo "  page_states: injecting through corrupt-pfn (madvise-hwpoison-ar host)"
+fi
+
+# Where 6.12 and 7.2 differ from 6.1 (measured in their cells; the upstream
+# commits between them not identified here): the AO for a hugetlb tail names
+# the poisoned subpage, not the huge page's head, and a page
+# get_hwpoison_page() refuses is "get hwpoison page", not "unknown page"
+case $(uname -r) in
+6.1.*) tail_ao=0x0 refused="unknown page" ;;
+*) tail_ao=0x5000 refused="get hwpoison page" ;;
+esac
 
 # 4 KiB cases poison page 3 of an 8-page mapping and touch offset 0x10 in it
 AR4="lsb=12 sigoff=0x3010" AO4="lsb=12 sigoff=0x3000"
@@ -48,13 +65,13 @@ pcase thp-tail-early thp_tail early "dirty LRU page" Recovered AO lsb=12 sigoff=
 pcase huge-head huge_head late "huge page" Recovered AR lsb=21 sigoff=0x10
 pcase huge-head-early huge_head early "huge page" Recovered AO lsb=21 sigoff=0x0
 pcase huge-tail huge_tail late "huge page" Recovered AR lsb=21 sigoff=0x5010
-pcase huge-tail-early huge_tail early "huge page" Recovered AO lsb=21 sigoff=0x0
+pcase huge-tail-early huge_tail early "huge page" Recovered AO lsb=21 sigoff=$tail_ao
 
 # pages no process maps (corrupt-pfn, pfn from /proc/kpageflags)
 pcase free-huge free_huge late "free huge page" Recovered none
 pcase free-buddy free_buddy late "free buddy page" Recovered none
 # get_any_page() refuses them (-EIO, "unhandlable page."): memory_failure()
-# reports unknown/Ignored and returns -EBUSY to the corrupt-pfn write
-pcase slab slab late "unknown page" Ignored none poison=EBUSY
-pcase reserved reserved late "unknown page" Ignored none poison=EBUSY
+# reports them Ignored ($refused) and returns -EBUSY to the corrupt-pfn write
+pcase slab slab late "$refused" Ignored none poison=EBUSY
+pcase reserved reserved late "$refused" Ignored none poison=EBUSY
 finish
