@@ -52,20 +52,35 @@ timeout -s KILL "$(bound 420)" hwlab-vmm --kernel "$LINUX_KERNEL" --initrd "$LIN
 vmm_pid=$!
 wait_for dst.log '"event":"restore"'
 restore_line=$(json_line dst.log '"event":"restore"')
-check restore-ok "restored: $restore_line" \
-	sh -c "printf '%s' '$restore_line' | grep -q '\"status\":\"ok\"'"
-check restore-poison-kept "both pages poisoned again with UFFDIO_POISON markers" \
-	sh -c "printf '%s' '$restore_line' | grep -q '\"poison_kept\":\"uffd_poison\",.*\"marked_pages\":2,'"
+# restore_has PATTERN: the restore line holds it (matched as data: a reason in
+# it may hold a quote, which broke the line spliced into an sh -c string)
+restore_has() { printf '%s' "$restore_line" | grep -q -- "$1"; }
+check restore-ok "restored: $restore_line" restore_has '"status":"ok"'
+# Without UFFDIO_POISON (bookworm's stock 6.1) the destination keeps the
+# pages on its list only and says why; the guest is then told of the page
+# at once (an AO owed), not when its target touches it
+uffd_poison=0
+host_has uffd-poison && uffd_poison=1
+if [ $uffd_poison = 1 ]; then
+	check restore-poison-kept "both pages poisoned again with UFFDIO_POISON markers" \
+		restore_has '"poison_kept":"uffd_poison",.*"marked_pages":2,'
+else
+	check restore-poison-listed "no UFFDIO_POISON here: the pages kept on the list, and why" \
+		restore_has '"poison_kept":"list_only","poison_kept_why":"the kernel lacks UFFDIO_POISON'
+fi
 wait_console dst.con 'INNER-ALIVE survivor=yes'
 first_alive=$(grep "$REC"'INNER-ALIVE' dst.con | head -n 1)
-check dst-hwcorrupt-kept "the guest runs on with its own count unchanged ($hc_before kB): $first_alive" \
-	sh -c "printf '%s' '$first_alive' | grep -q 'survivor=yes hardware_corrupted_kb=$hc_before\$'"
+if need_host uffd-poison dst-hwcorrupt-kept "the guest's count unchanged until its target touches the marker"; then
+	check dst-hwcorrupt-kept "the guest runs on with its own count unchanged ($hc_before kB): $first_alive" \
+		sh -c 'printf "%s" "$1" | grep -q "survivor=yes hardware_corrupted_kb=$2\$"' - "$first_alive" "$hc_before"
+fi
 # the target rereads page 3 within 20 s: the marker makes it an AR here
 wait_console dst.con 'INNER-RESTART n=2'
 wait_console dst.con 'INNER-ALIVE survivor=yes hardware_corrupted_kb=8'
 stop_vmm dst.log
 show_console dst.con
-expect_count dst-ar 1 dst.log '"si_code":"BUS_MCEERR_AR"' "\"gpa\":\"$gpa3\"" '"action":"inject"'
+need_host uffd-poison dst-ar "the target's touch of the marker an AR on the destination" &&
+	expect_count dst-ar 1 dst.log '"si_code":"BUS_MCEERR_AR"' "\"gpa\":\"$gpa3\"" '"action":"inject"'
 check dst-recovered "the destination's guest isolated page 3 and restarted its target" \
 	grep -q "$REC"'INNER-RESTART n=2' dst.con
 check dst-survivor "the survivor lives; the guest counts 8 kB corrupted" \
