@@ -94,10 +94,13 @@ wait_console dst.con 'INNER-ALIVE survivor=yes hardware_corrupted_kb=12'
 # that line says 8 kB, or says 12 kB and the destination's AR came first.
 t_first=$(printf '%s\n' "$first" | stamp_of)
 t_dst_ar=$(json-field dst.log t_ns si_code=BUS_MCEERR_AR 2>/dev/null | head -n 1)
+# (the guest's console line passed as an argument, never spliced into the
+# command: its text is the guest's, quotes and all)
 check dst-count-kept "the guest runs on, its count unchanged: $first (its AR at ${t_dst_ar:-none})" \
-	sh -c "printf '%s' '$first' | grep -q 'survivor=yes hardware_corrupted_kb=8\$' ||
-	       { [ -n '$t_dst_ar' ] && [ -n '$t_first' ] && [ '$t_dst_ar' -lt '$t_first' ] &&
-		 printf '%s' '$first' | grep -q 'survivor=yes hardware_corrupted_kb=12\$'; }"
+	sh -c 'printf "%s" "$1" | grep -q "survivor=yes hardware_corrupted_kb=8\$" ||
+	       { [ -n "$2" ] && [ -n "$3" ] && [ "$2" -lt "$3" ] &&
+		 printf "%s" "$1" | grep -q "survivor=yes hardware_corrupted_kb=12\$"; }' - \
+	"$first" "$t_dst_ar" "$t_first"
 stop_vmm dst.log
 show_console dst.con
 expect_count dst-ar 1 dst.log '"si_code":"BUS_MCEERR_AR"' "\"gpa\":\"$gpa_mid\"" '"action":"inject"'
