@@ -24,7 +24,7 @@
 static __thread struct sigbus_thread *this_thread;
 /*
  * The page this thread is poisoning with madvise(MADV_HWPOISON) right now
- * (sigbus_madvise_begin()), and the AR the kernel answered with from inside
+ * (sigbus_madvise_hwpoison()), and the AR the kernel answered with from inside
  * that call, if it did.
  */
 static __thread volatile uintptr_t madvise_page;
@@ -237,31 +237,19 @@ static void on_kick(int sig)
 		this_thread->run->immediate_exit = 1;
 }
 
-void sigbus_madvise_begin(uintptr_t page)
-{
-	madvise_ar = 0;
-	madvise_page = page;
-}
-
-int sigbus_madvise_end(struct sigbus_event ev[2])
-{
-	int got = madvise_ar;
-
-	madvise_page = 0;
-	madvise_ar = 0;
-	ev[0] = madvise_ev[0];
-	ev[1] = madvise_ev[1];
-	return got;
-}
-
 int sigbus_madvise_hwpoison(void *page, struct sigbus_event ev[2], int *got)
 {
 	int r, e;
 
-	sigbus_madvise_begin((uintptr_t)page);
+	madvise_ar = 0;
+	madvise_page = (uintptr_t)page;
 	r = madvise(page, 4096, MADV_HWPOISON);
 	e = errno;
-	*got = sigbus_madvise_end(ev);
+	madvise_page = 0;
+	*got = madvise_ar;
+	madvise_ar = 0;
+	ev[0] = madvise_ev[0];
+	ev[1] = madvise_ev[1];
 	errno = e;
 	return r;
 }

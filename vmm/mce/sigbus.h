@@ -56,20 +56,14 @@ void sigbus_bind_thread(struct sigbus_thread *t);
  * process that floods the VMM with kill -BUS must not take its capacity.
  */
 /*
- * madvise(MADV_HWPOISON) of the page at page (4 KiB aligned) by this
- * thread, between begin and end: since Linux 6.11 (madvise passes
- * MF_ACTION_REQUIRED) the kernel answers with BUS_MCEERR_AR to the caller
- * from inside the call, and sends no AO to an early-kill thread; before,
- * nothing until an access. An AR in the window is kept, not taken for the
- * VMM consuming poison: end returns bit 0 with ev[0] if one named that
- * page, bit 1 with ev[1] if one named another mapping of it (the kernel
- * signals the caller once per mapping it has of the page).
- */
-void sigbus_madvise_begin(uintptr_t page);
-int sigbus_madvise_end(struct sigbus_event ev[2]);
-/*
- * madvise(page, 4096, MADV_HWPOISON) between begin and end: returns
- * madvise's result (errno as it left it) and *got as end's.
+ * madvise(page, 4096, MADV_HWPOISON) by this thread (page 4 KiB aligned):
+ * since Linux 6.11 (madvise passes MF_ACTION_REQUIRED) the kernel answers
+ * with BUS_MCEERR_AR to the caller from inside the call, and sends no AO to
+ * an early-kill thread; before, nothing until an access. An AR during the
+ * call is kept, not taken for the VMM consuming poison: *got has bit 0 with
+ * ev[0] if one named that page, bit 1 with ev[1] if one named another
+ * mapping of it (the kernel signals the caller once per mapping it has of
+ * the page). Returns madvise's result, errno as it left it.
  */
 int sigbus_madvise_hwpoison(void *page, struct sigbus_event ev[2], int *got);
 /* Hand the monitor ev as the AO the kernel would have sent an early-kill thread. */
