@@ -56,6 +56,10 @@ matching() {
 }
 # json_line FILE FRAGMENT... : the first of them (fails if none)
 json_line() { matching "$@" | head -n 1 | grep .; }
+# line_has LINE PATTERN : LINE holds PATTERN (grep), matched as data: a report
+# line or a guest's console line spliced into an sh -c string could break or
+# inject into the check's command with a quote of its own
+line_has() { printf '%s' "$1" | grep -q -- "$2"; }
 # report_value LINE KEY : KEY's value in one of the VMM's report lines
 # (json-field's: a string without its quotes, "mci_status":"0x..." as 0x...;
 # a number, true or null as written; an object or array as compact JSON)

@@ -31,10 +31,6 @@ kill -USR2 $vmm_pid
 wait_for src.log '"event":"snapshot"'
 stop_vmm src.log
 snap_line=$(json_line src.log '"event":"snapshot"')
-# line_has LINE PATTERN: LINE holds PATTERN, matched as data (a report line
-# or a guest's console line spliced into an sh -c string could break or
-# inject into the command with a quote of its own)
-line_has() { printf '%s' "$1" | grep -q -- "$2"; }
 check snapshot-ok "the snapshot was written: $snap_line" line_has "$snap_line" '"status":"ok"'
 check snapshot-told "page 2: on the list and told, sent poisoned without being read" \
 	line_has "$snap_line" '"pages_poisoned":1,.*"poisoned_heard":1,"poisoned_told":1'
@@ -55,27 +51,23 @@ timeout -s KILL "$(bound 420)" hwlab-vmm --kernel "$LINUX_KERNEL" --initrd "$LIN
 vmm_pid=$!
 wait_for dst.log '"event":"restore"'
 restore_line=$(json_line dst.log '"event":"restore"')
-# restore_has PATTERN: the restore line holds it (a reason in it holds a
-# quote, which broke the line spliced into an sh -c string: line_has)
-restore_has() { line_has "$restore_line" "$1"; }
-check restore-ok "restored: $restore_line" restore_has '"status":"ok"'
+# (its reason holds a quote: line_has, never an sh -c string)
+check restore-ok "restored: $restore_line" line_has "$restore_line" '"status":"ok"'
 # Without UFFDIO_POISON (bookworm's stock 6.1) the destination keeps the
 # pages on its list only and says why; the guest is then told of the page
 # at once (an AO owed), not when its target touches it
-uffd_poison=0
-host_has uffd-poison && uffd_poison=1
-if [ $uffd_poison = 1 ]; then
+if host_has uffd-poison; then
 	check restore-poison-kept "both pages poisoned again with UFFDIO_POISON markers" \
-		restore_has '"poison_kept":"uffd_poison",.*"marked_pages":2,'
+		line_has "$restore_line" '"poison_kept":"uffd_poison",.*"marked_pages":2,'
 else
 	check restore-poison-listed "no UFFDIO_POISON here: the pages kept on the list, and why" \
-		restore_has '"poison_kept":"list_only","poison_kept_why":"the kernel lacks UFFDIO_POISON'
+		line_has "$restore_line" '"poison_kept":"list_only","poison_kept_why":"the kernel lacks UFFDIO_POISON'
 fi
 wait_console dst.con 'INNER-ALIVE survivor=yes'
 first_alive=$(grep "$REC"'INNER-ALIVE' dst.con | head -n 1)
 if need_host uffd-poison dst-hwcorrupt-kept "the guest's count unchanged until its target touches the marker"; then
 	check dst-hwcorrupt-kept "the guest runs on with its own count unchanged ($hc_before kB): $first_alive" \
-		sh -c 'printf "%s" "$1" | grep -q "survivor=yes hardware_corrupted_kb=$2\$"' - "$first_alive" "$hc_before"
+		line_has "$first_alive" "survivor=yes hardware_corrupted_kb=$hc_before\$"
 fi
 # the target rereads page 3 within 20 s: the marker makes it an AR here
 wait_console dst.con 'INNER-RESTART n=2'

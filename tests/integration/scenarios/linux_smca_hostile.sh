@@ -83,7 +83,7 @@ hostile_ao() {
 	told_why=$(json-field "$c.ao" told_why)
 	check "$c-told-poll" "LVT $lvt: the AO is left to the poll (told: $told)" test "$told" = poll
 	check "$c-told-why" "LVT $lvt: told_why says $why ($told_why)" \
-		sh -c "printf '%s' \"\$1\" | grep -q \"\$2\"" - "$told_why" "$why"
+		line_has "$told_why" "$why"
 	wait_console b1.con "Memory failure: $pfn: recovery action"
 	check "$c-recovered" "LVT $lvt: the guest's 1 s poll isolates $pfn: Recovered" \
 		grep -q "Memory failure: $pfn: recovery action for dirty LRU page: Recovered" b1.con
