@@ -46,12 +46,13 @@ for on in 0 1; do
 	if [ $on = 1 ]; then
 		kmsg_mark $c-restore
 		echo 15 >/proc/sys/vm/nr_hugepages
-		restore_bad=$(kernel_since $c-restore | grep -c 'BUG: Bad page state' || true)
+		restore_log=$(kernel_since $c-restore)
+		restore_bad=$(printf '%s\n' "$restore_log" | grep -c 'BUG: Bad page state' || true)
 		echo 16 >/proc/sys/vm/nr_hugepages
 		behaviour hvo-restore bad_page_reports=$restore_bad
 		if [ "$restore_bad" -gt 0 ]; then
 			echo "  $c: giving one HVO page back: $restore_bad 'Bad page state' reports, no poison involved:"
-			kernel_since $c-restore | grep -A3 'BUG: Bad page state' | grep 'page dumped because\|BUG:' |
+			printf '%s\n' "$restore_log" | grep -A3 'BUG: Bad page state' | grep 'page dumped because\|BUG:' |
 				sort | uniq -c | sed 's/^/  | /' | head -n 8
 		fi
 	fi
@@ -96,15 +97,16 @@ for on in 0 1; do
 	# counted in the kernel log since the mark (the ring buffer is 4 MiB:
 	# scenarios.table's log_buf_len) and by the taint flags a bad page
 	# (B, bit 5) or a warning (W, bit 9) set
-	bad=$(kernel_since $c | grep -c 'Bad page\|BUG\|WARNING' || true)
+	since=$(kernel_since $c)
+	bad=$(printf '%s\n' "$since" | grep -c 'Bad page\|BUG\|WARNING' || true)
 	taint1=$(cat /proc/sys/kernel/tainted)
 	new_taint=$(((taint1 & ~taint0) & (1 << 5 | 1 << 9)))
 	if [ "$restore_bad" -gt 0 ]; then
-		dissolve_bad=$(kernel_since $c | grep -c 'BUG: Bad page state' || true)
+		dissolve_bad=$(printf '%s\n' "$since" | grep -c 'BUG: Bad page state' || true)
 		check $c-restore-bug "the host's HVO restore bug, not memory_failure()'s: $restore_bad 'Bad page state' reports from giving a clean page back, $dissolve_bad from the poisoned one's dissolve" \
 			test "$dissolve_bad" -gt 0
 		# and nothing else: no other BUG or WARNING, no new W taint
-		other=$(kernel_since $c | grep 'BUG\|WARNING' | grep -vc 'BUG: Bad page state' || true)
+		other=$(printf '%s\n' "$since" | grep 'BUG\|WARNING' | grep -vc 'BUG: Bad page state' || true)
 		check $c-quiet-otherwise "no BUG or WARNING but the bad-page reports (got $other; taint $taint0 -> $taint1)" \
 			test "$other" -eq 0 -a $(((taint1 & ~taint0) & (1 << 9))) -eq 0
 	else
