@@ -27,6 +27,9 @@ import sys
 
 import cell  # tests/matrix/cell.py: the table's one reader
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from compare import fields_of  # noqa: E402 tests/compare.py: the compare lines' one reader
+
 HOSTS = ("bookworm", "6.1", "trixie", "6.12", "sid", "7.2")
 LACKS = re.compile(r"lacks (\S+) \((.*)\)$")
 
@@ -50,11 +53,7 @@ def vmm_table(cells, hosts):
     rows = {}
     for (h, case), r in cells.items():
         for line in r.get("compare", []):
-            # noboot= is the last field and quotes a panic line, which may hold "=" itself
-            line, _, noboot = line.partition(" noboot=")
-            m = dict(kv.split("=", 1) for kv in re.findall(r"(\w+=(?:[^ =]|(?: (?!\w+=)))*)", line))
-            if noboot:
-                m["noboot"] = noboot
+            m = fields_of(line)
             if "vmm" not in m or "case" not in m or m.get("backing") or "guest" not in m:
                 continue
             key = (case, m["case"], m["guest"], m["vmm"])
